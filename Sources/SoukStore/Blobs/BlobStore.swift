@@ -1,0 +1,146 @@
+import Crypto
+import Foundation
+import SoukCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Content-addressed files on disk: `<root>/sha256/ab/abcdef…`.
+///
+/// A blob is written to `<root>/tmp/`, hashed and flushed while it is copied, and only then renamed
+/// into place (an atomic step on one file system), so a reader never sees a half-written blob and a
+/// crash leaves at most a stray file in `tmp/`.
+public struct BlobStore: Sendable {
+    public let root: String
+    static let copyChunk = 1 << 20
+
+    public init(root: String) throws {
+        self.root = root
+        for folder in [root, root + "/sha256", root + "/tmp"] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+    }
+
+    /// Where the blob with this digest lives (whether or not it exists).
+    public func path(for sha256: String) -> String {
+        precondition(Digest.isSHA256Hex(sha256), "blob names are SHA-256 hex digests")
+        return "\(root)/sha256/\(sha256.prefix(2))/\(sha256)"
+    }
+
+    public func contains(_ sha256: String) -> Bool {
+        FileManager.default.fileExists(atPath: path(for: sha256))
+    }
+
+    /// A file copied into `tmp/` and measured, not yet visible.
+    public struct Staged: Sendable {
+        public let temporaryPath: String
+        public let sha256: String
+        public let size: Int64
+        /// SHA-256 of each `chunkSize` slice, when a chunk size was asked for.
+        public let chunkDigests: [[UInt8]]
+    }
+
+    /// Copies `source` into `tmp/`, computing its SHA-256 (and chunk digests of `chunkSize` bytes).
+    public func stage(fileAt source: String, chunkSize: Int? = nil) throws -> Staged {
+        guard let input = FileHandle(forReadingAtPath: source) else {
+            throw BlobError.unreadable(source)
+        }
+        defer { try? input.close() }
+        let temporary = "\(root)/tmp/\(UUID().uuidString)"
+        guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o644]),
+              let output = FileHandle(forWritingAtPath: temporary) else {
+            throw BlobError.unwritable(temporary)
+        }
+        var whole = SHA256()
+        var chunk = SHA256()
+        var chunkFill = 0
+        var chunkDigests: [[UInt8]] = []
+        var size: Int64 = 0
+        do {
+            while true {
+                let data = try input.read(upToCount: Self.copyChunk) ?? Data()
+                if data.isEmpty { break }
+                whole.update(data: data)
+                if let chunkSize {
+                    var offset = data.startIndex
+                    while offset < data.endIndex {
+                        let take = min(chunkSize - chunkFill, data.endIndex - offset)
+                        chunk.update(data: data[offset..<(offset + take)])
+                        chunkFill += take
+                        offset += take
+                        if chunkFill == chunkSize {
+                            chunkDigests.append(Array(chunk.finalize()))
+                            chunk = SHA256()
+                            chunkFill = 0
+                        }
+                    }
+                }
+                try output.write(contentsOf: data)
+                size += Int64(data.count)
+            }
+            if chunkSize != nil, chunkFill > 0 { chunkDigests.append(Array(chunk.finalize())) }
+            try output.synchronize()
+            try output.close()
+        } catch {
+            try? output.close()
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+        return Staged(temporaryPath: temporary, sha256: Digest.hex(whole.finalize()), size: size, chunkDigests: chunkDigests)
+    }
+
+    /// Stages bytes held in memory.
+    public func stage(data: Data) throws -> Staged {
+        let temporary = "\(root)/tmp/\(UUID().uuidString).src"
+        try data.write(to: URL(fileURLWithPath: temporary))
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        return try stage(fileAt: temporary)
+    }
+
+    /// Makes a staged blob visible under its digest. A blob that already exists is kept as it is
+    /// (same digest, same bytes) and the staged copy is dropped.
+    public func commit(_ staged: Staged) throws {
+        let destination = path(for: staged.sha256)
+        let folder = (destination as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        if FileManager.default.fileExists(atPath: destination) {
+            discard(staged)
+            return
+        }
+        guard rename(staged.temporaryPath, destination) == 0 else {
+            let code = errno
+            discard(staged)
+            throw BlobError.unwritable("\(destination) (errno \(code))")
+        }
+        Self.syncDirectory(folder)
+    }
+
+    /// Drops a staged copy that will not be used.
+    public func discard(_ staged: Staged) {
+        try? FileManager.default.removeItem(atPath: staged.temporaryPath)
+    }
+
+    /// Flushes a directory entry, so a committed rename survives a power loss.
+    private static func syncDirectory(_ path: String) {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        _ = close(descriptor)
+    }
+}
+
+/// Blob storage failures (disk problems, not bad input).
+public enum BlobError: Error, CustomStringConvertible {
+    case unreadable(String)
+    case unwritable(String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path): "cannot read \(path)"
+        case .unwritable(let path): "cannot write \(path)"
+        }
+    }
+}

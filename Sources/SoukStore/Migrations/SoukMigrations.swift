@@ -1,0 +1,13 @@
+import FluentKit
+
+/// Every migration, in the order it was added. Migrations are only ever appended:
+/// a mistake is fixed by a new step in the next numbered folder.
+enum SoukMigrations {
+    static let all: [any Migration] = [
+        CreateMarketplace(),
+        CreateAccount(),
+        CreateApp(),
+        CreateAppVersion(),
+        CreatePackageFile(),
+    ]
+}

@@ -1,0 +1,30 @@
+import FluentKit
+import Foundation
+
+/// A person's account (`accounts`). Emails are stored lower-cased and are unique.
+public final class AccountModel: Model, @unchecked Sendable {
+    public static let schema = "accounts"
+
+    @ID(key: .id) public var id: UUID?
+    @Field(key: "email") public var email: String
+    @Field(key: "password_hash") public var passwordHash: String
+    @Field(key: "disabled") public var disabled: Bool
+    @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
+
+    public init() {}
+
+    public init(email: String, passwordHash: String) {
+        self.email = AccountModel.normalize(email: email)
+        self.passwordHash = passwordHash
+        self.disabled = false
+    }
+
+    /// The one spelling of an email address Souk stores and looks up.
+    public static func normalize(email: String) -> String {
+        email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    public static func find(email: String, on db: any Database) async throws -> AccountModel? {
+        try await AccountModel.query(on: db).filter(\.$email == normalize(email: email)).first()
+    }
+}

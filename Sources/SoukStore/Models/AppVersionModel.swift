@@ -1,0 +1,44 @@
+import FluentKit
+import Foundation
+import SoukCore
+
+/// One version of an app, with the package imported for it (`app_versions`).
+public final class AppVersionModel: Model, @unchecked Sendable {
+    public static let schema = "app_versions"
+
+    @ID(key: .id) public var id: UUID?
+    @Parent(key: "app_id") public var app: AppModel
+    @Field(key: "apple_version_id") var appleVersionIdColumn: Int64
+    @Field(key: "bundle_version") public var bundleVersion: String
+    @Field(key: "short_version_string") public var shortVersionString: String
+    /// Lower-case platform names from the manifest, e.g. `["ios"]`.
+    @Field(key: "platforms") public var platforms: [String]
+    /// Minimum OS per platform, e.g. `{"ios": "17.4"}`.
+    @Field(key: "minimum_os") public var minimumOS: [String: String]
+    @Field(key: "required_capabilities") public var requiredCapabilities: [String]
+    @Field(key: "release_date") public var releaseDate: Date
+    /// SHA-256 of the stored `manifest.json`: re-importing the same package is recognised by it.
+    @Field(key: "manifest_sha256") public var manifestSHA256: String
+    @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
+    @Children(for: \.$version) public var files: [PackageFileModel]
+
+    public init() {}
+
+    public init(appID: UUID, manifest: PackageManifest, manifestSHA256: String, releaseDate: Date) {
+        self.$app.id = appID
+        self.appleVersionIdColumn = AppleIDColumn.store(manifest.appleVersionId)
+        self.bundleVersion = manifest.bundleVersion
+        self.shortVersionString = manifest.shortVersionString
+        self.platforms = manifest.platforms.map(\.rawValue)
+        self.minimumOS = Dictionary(uniqueKeysWithValues: manifest.minimumSystemVersions.map { ($0.key.rawValue, $0.value.description) })
+        self.requiredCapabilities = manifest.requiredDeviceCapabilities
+        self.releaseDate = releaseDate
+        self.manifestSHA256 = manifestSHA256
+    }
+
+    public var appleVersionId: UInt64 { AppleIDColumn.load(appleVersionIdColumn) }
+
+    public static func find(appleVersionId: UInt64, on db: any Database) async throws -> AppVersionModel? {
+        try await AppVersionModel.query(on: db).filter(\.$appleVersionIdColumn == AppleIDColumn.store(appleVersionId)).first()
+    }
+}

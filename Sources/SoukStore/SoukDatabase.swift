@@ -1,0 +1,105 @@
+import FluentKit
+import FluentPostgresDriver
+import FluentSQLiteDriver
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SQLKit
+
+/// Where Souk keeps its data: an embedded SQLite file (the default) or a PostgreSQL server.
+public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
+    case sqlite(path: String)
+    case sqliteInMemory
+    case postgres(url: String)
+
+    /// A redacted description, safe for logs (no password).
+    public var description: String {
+        switch self {
+        case .sqlite(let path): return "SQLite at \(path)"
+        case .sqliteInMemory: return "SQLite in memory"
+        case .postgres(let url):
+            guard var components = URLComponents(string: url) else { return "PostgreSQL" }
+            if components.password != nil { components.password = "***" }
+            return "PostgreSQL at \(components.string ?? "?")"
+        }
+    }
+
+    public var isPostgres: Bool {
+        if case .postgres = self { return true }
+        return false
+    }
+}
+
+/// The FluentKit `Databases` Souk runs on, with its migrations. Built once in the composition root;
+/// `Databases` itself is a lifecycle `Service` that shuts the pools down with the service group.
+public final class SoukDatabase: Sendable {
+    public let databases: Databases
+    public let location: DatabaseLocation
+    let logger: Logger
+
+    /// Opens (lazily connects to) the database at `location`.
+    public init(location: DatabaseLocation, logger: Logger) throws {
+        self.location = location
+        self.logger = logger
+        let databases = Databases(threadPool: NIOThreadPool.singleton, on: MultiThreadedEventLoopGroup.singleton)
+        switch location {
+        case .sqlite(let path):
+            databases.use(.sqlite(.init(storage: .file(path: path)), sqlLogLevel: .trace), as: .sqlite)
+        case .sqliteInMemory:
+            // A named shared-cache memory database, so every pooled connection sees the same data.
+            databases.use(.sqlite(.init(storage: .memory(identifier: "souk-\(UUID().uuidString)")), sqlLogLevel: .trace), as: .sqlite)
+        case .postgres(let url):
+            var configuration = try SQLPostgresConfiguration(url: url)
+            configuration.searchPath = nil
+            databases.use(.postgres(configuration: configuration, maxConnectionsPerEventLoop: 8, sqlLogLevel: .trace), as: .psql)
+        }
+        self.databases = databases
+    }
+
+    /// A database handle for queries outside a request.
+    public var db: any Database {
+        databases.database(logger: logger, on: databases.eventLoopGroup.any())!
+    }
+
+    /// The same connections as raw SQL, for hot paths.
+    public var sql: any SQLDatabase { db as! any SQLDatabase }
+
+    private var migrator: Migrator {
+        let migrations = Migrations()
+        migrations.add(SoukMigrations.all)
+        return Migrator(databases: databases, migrations: migrations, logger: logger, on: databases.eventLoopGroup.any(),
+                        migrationLogLevel: .info)
+    }
+
+    /// Applies every pending migration. SQLite is switched to write-ahead logging first, so readers
+    /// never wait for a writer.
+    public func migrate() async throws {
+        if case .sqlite = location {
+            try await sql.raw("PRAGMA journal_mode=WAL").run()
+        }
+        try await migrator.setupIfNeeded().get()
+        try await migrator.prepareBatch().get()
+    }
+
+    /// Names of migrations not yet applied (empty when the schema is current).
+    public func pendingMigrations() async throws -> [String] {
+        try await migrator.setupIfNeeded().get()
+        return try await migrator.previewPrepareBatch().get().map { $0.0.name }
+    }
+
+    /// Runs `SELECT 1`: true when the database answers.
+    public func ping() async -> Bool {
+        do {
+            _ = try await sql.raw("SELECT 1 AS ok").first()
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Closes every connection.
+    public func shutdown() async {
+        await databases.shutdownAsync()
+    }
+}
