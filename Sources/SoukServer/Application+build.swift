@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import SoukStore
+
+/// The one composition root: the server, the CLI and every test build Souk's HTTP face here.
+///
+/// The runtime's `Databases` is registered as a service, so the pools close when the application's
+/// service group shuts down.
+public func buildApplication(
+    _ runtime: SoukRuntime,
+    metrics: SoukMetrics = SoukMetrics(),
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) throws -> some ApplicationProtocol {
+    let router = buildRouter(runtime, metrics: metrics)
+    let config = runtime.config
+    let server: HTTPServerBuilder
+    if let tls = config.tls {
+        server = try .tls(.http1(), tlsConfiguration: try makeTLSConfiguration(tls))
+    } else {
+        server = .http1()
+    }
+    return Application(
+        router: router,
+        server: server,
+        configuration: .init(address: .hostname(config.hostname, port: config.port), serverName: "Souk"),
+        services: [runtime.database.databases],
+        onServerRunning: onServerRunning,
+        logger: runtime.logger
+    )
+}
+
+/// Every route Souk answers, in one place.
+func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics) -> Router<SoukRequestContext> {
+    let router = Router(context: SoukRequestContext.self)
+    router.add(middleware: RequestIDMiddleware())
+    router.add(middleware: LogRequestsMiddleware(.info))
+    router.add(middleware: MetricsMiddleware(metrics: metrics))
+    router.add(middleware: ProblemMiddleware())
+
+    OperationsController(database: runtime.database, metrics: metrics).addRoutes(to: router)
+    PackageHostingController(files: HostedFileQuery(database: runtime.database), blobs: runtime.blobs, metrics: metrics)
+        .addRoutes(to: router.group("packages"))
+    return router
+}
+
+private func makeTLSConfiguration(_ files: SoukConfig.TLSFiles) throws -> TLSConfiguration {
+    do {
+        let chain = try NIOSSLCertificate.fromPEMFile(files.certificatePath).map { NIOSSLCertificateSource.certificate($0) }
+        let key = try NIOSSLPrivateKey(file: files.keyPath, format: .pem)
+        return TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+    } catch {
+        throw StartupError("cannot load TLS certificate \(files.certificatePath) and key \(files.keyPath): \(error)")
+    }
+}

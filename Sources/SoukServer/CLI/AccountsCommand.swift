@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import HummingbirdBcrypt
+import SoukStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `souk accounts …`: people who sign in.
+struct AccountsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accounts", abstract: "Manage accounts.",
+        subcommands: [Create.self, List.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an account (the password is prompted for when not given).")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "Email address (case-insensitive, unique).") var email: String
+        @Option(help: "Password (at least 8 characters); prompted for when omitted.") var password: String?
+
+        func run() async throws {
+            let password = try password ?? promptPassword()
+            let hash = try Passwords.hash(password)
+            try await withRuntime(settings) { runtime in
+                let account = try await runtime.catalog.createAccount(email: email, passwordHash: hash)
+                print("Created account \(account.email) (\(account.id?.uuidString ?? "?"))")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List accounts.")
+        @OptionGroup var settings: SettingsOptions
+
+        func run() async throws {
+            try await withRuntime(settings) { runtime in
+                let accounts = try await runtime.catalog.accounts()
+                print(Table(["EMAIL", "STATUS", "CREATED"], accounts.map {
+                    [$0.email, $0.disabled ? "disabled" : "active", $0.createdAt.map(Table.date) ?? "-"]
+                }).render())
+            }
+        }
+    }
+}
+
+/// Password rules and hashing (Bcrypt, cost 12).
+enum Passwords {
+    static let minimumLength = 8
+
+    static func hash(_ password: String) throws -> String {
+        guard password.count >= minimumLength else {
+            throw ValidationError("the password must have at least \(minimumLength) characters")
+        }
+        guard password.utf8.count <= 72 else {
+            throw ValidationError("the password must be at most 72 bytes (Bcrypt's limit)")
+        }
+        return Bcrypt.hash(password, cost: 12)
+    }
+
+    static func verify(_ password: String, hash: String) -> Bool {
+        Bcrypt.verify(password, hash: hash)
+    }
+}
+
+/// Reads a password without echo from the terminal, or a line from standard input when piped.
+func promptPassword() throws -> String {
+    if isatty(STDIN_FILENO) == 1, let raw = getpass("Password: ") {
+        return String(cString: raw)
+    }
+    guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+        throw ValidationError("no password given: pass --password or type it when asked")
+    }
+    return line
+}

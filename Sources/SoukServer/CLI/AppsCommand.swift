@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import SoukCore
+import SoukStore
+
+extension AccessPolicy: ExpressibleByArgument {}
+
+/// `souk apps …`: the catalog.
+struct AppsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apps", abstract: "Manage the app catalog.",
+        subcommands: [Create.self, List.self, Show.self, Takedown.self, Reinstate.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add an app to the catalog.")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "The app's AppleItemID.") var appleItemId: String
+        @Option(help: "The app's bundle id.") var bundleId: String
+        @Option(help: "Display name.") var name: String
+        @Option(help: "Subtitle.") var subtitle = ""
+        @Option(help: "Description.") var description = ""
+        @Option(help: "Developer name.") var developer = ""
+        @Option(help: "public (anyone may install) or account (a signed-in account).") var access: AccessPolicy = .public
+
+        func run() async throws {
+            let id = try parseAppleID(appleItemId, option: "--apple-item-id")
+            try await withRuntime(settings) { runtime in
+                let app = try await runtime.catalog.createApp(AppModel(
+                    appleItemId: id, bundleId: bundleId, name: name, subtitle: subtitle, description: description,
+                    developerName: developer, access: access))
+                print("Created app \(app.appleItemId) \(app.bundleId) \"\(app.name)\" (access: \(app.access.rawValue))")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the apps in the catalog.")
+        @OptionGroup var settings: SettingsOptions
+
+        func run() async throws {
+            try await withRuntime(settings) { runtime in
+                let apps = try await runtime.catalog.apps()
+                print(Table(["APPLE ITEM ID", "BUNDLE ID", "NAME", "ACCESS", "AVAILABILITY"], apps.map {
+                    [String($0.appleItemId), $0.bundleId, $0.name, $0.access.rawValue, $0.availability.summary]
+                }).render())
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one app with its versions and package files.")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "The app's AppleItemID.") var appleItemId: String
+
+        func run() async throws {
+            let id = try parseAppleID(appleItemId, option: "--apple-item-id")
+            try await withRuntime(settings) { runtime in
+                let app = try await runtime.catalog.app(appleItemId: id)
+                var lines = [
+                    "\(app.name) (\(app.bundleId))",
+                    "  AppleItemID   \(app.appleItemId)",
+                    "  developer     \(app.developerName.isEmpty ? "-" : app.developerName)",
+                    "  subtitle      \(app.subtitle.isEmpty ? "-" : app.subtitle)",
+                    "  access        \(app.access.rawValue)",
+                    "  availability  \(app.availability.summary)\(app.takedownReason.map { " (\($0))" } ?? "")",
+                ]
+                let versions = try await runtime.catalog.versions(of: app)
+                lines.append("  versions      \(versions.isEmpty ? "none imported" : "")")
+                for version in versions {
+                    let minimums = version.minimumOS.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)+" }.joined(separator: ", ")
+                    lines.append("    \(version.appleVersionId)  \(version.shortVersionString) (\(version.bundleVersion))  \(version.platforms.joined(separator: ","))  \(minimums)  released \(Table.date(version.releaseDate))")
+                    lines.append("      \(runtime.config.publicURL)/packages/\(app.appleItemId)/\(version.appleVersionId)/")
+                    for file in try await runtime.catalog.files(of: version) {
+                        lines.append("        \(file.path)  \(file.size) bytes  sha256 \(file.blobSHA256)")
+                    }
+                }
+                print(lines.joined(separator: "\n"))
+            }
+        }
+    }
+
+    struct Takedown: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Take an app down: devices get 404 failures and its packages stop being served.")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "The app's AppleItemID.") var appleItemId: String
+        @Option(help: "Why, for the record.") var reason: String?
+
+        func run() async throws {
+            let id = try parseAppleID(appleItemId, option: "--apple-item-id")
+            try await withRuntime(settings) { runtime in
+                let app = try await runtime.catalog.setAvailability(appleItemId: id, to: .takenDown, reason: reason)
+                print("Took down \(app.appleItemId) \(app.bundleId)")
+            }
+        }
+    }
+
+    struct Reinstate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a taken-down or removed app available again.")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "The app's AppleItemID.") var appleItemId: String
+
+        func run() async throws {
+            let id = try parseAppleID(appleItemId, option: "--apple-item-id")
+            try await withRuntime(settings) { runtime in
+                let app = try await runtime.catalog.setAvailability(appleItemId: id, to: .available)
+                print("Reinstated \(app.appleItemId) \(app.bundleId)")
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import SoukCore
+import SoukStore
+
+/// `souk packages …`: importing and making alternative distribution packages.
+struct PackagesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "packages", abstract: "Import and make alternative distribution packages.",
+        subcommands: [Import.self, MakeSample.self]
+    )
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "import",
+            abstract: "Import a package (a folder or a zip with manifest.json, signature, variant/, delta/).")
+        @OptionGroup var settings: SettingsOptions
+        @Argument(help: "The package folder or zip file.") var path: String
+
+        func run() async throws {
+            try await withRuntime(settings) { runtime in
+                do {
+                    switch try await runtime.importer.importPackage(at: path) {
+                    case .imported(let item, let version, let files, let bytes):
+                        print("Imported \(item)/\(version): \(files) files, \(bytes) bytes")
+                        print("  \(runtime.config.publicURL)/packages/\(item)/\(version)/")
+                    case .alreadyImported(let item, let version):
+                        print("Already imported \(item)/\(version): nothing changed")
+                    }
+                } catch let error as PackageError {
+                    throw CommandFailure("package rejected: \(error)")
+                }
+            }
+        }
+    }
+
+    struct MakeSample: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "make-sample", abstract: "Write a realistic sample package (two variants) for demos and tests.")
+        @Option(help: "AppleItemID of the app.") var appleItemId: String
+        @Option(help: "AppleVersionID of this version.") var appleVersionId: String
+        @Option(help: "Bundle id of the app.") var bundleId: String
+        @Option(help: "shortVersionString, e.g. 1.2.") var shortVersion: String
+        @Option(help: "bundleVersion, e.g. 12.") var bundleVersion: String
+        @Option(help: "Minimum iOS version, e.g. 17.0.") var minOs: String
+        @Option(help: "Size of each variant file in bytes.") var variantSize: Int = 1 << 20
+        @Option(help: "Folder to write the package into.") var out: String
+
+        func run() async throws {
+            guard let minimum = OSVersion(minOs) else { throw ValidationError("--min-os must look like 17.0, got '\(minOs)'") }
+            guard variantSize >= 0, variantSize <= 64 << 30 else { throw ValidationError("--variant-size must be 0…64 GiB") }
+            guard !shortVersion.isEmpty, !bundleVersion.isEmpty, !bundleId.isEmpty else {
+                throw ValidationError("--short-version, --bundle-version and --bundle-id must not be empty")
+            }
+            let maker = SamplePackageMaker(
+                appleItemId: try parseAppleID(appleItemId, option: "--apple-item-id"),
+                appleVersionId: try parseAppleID(appleVersionId, option: "--apple-version-id"),
+                bundleId: bundleId, shortVersion: shortVersion, bundleVersion: bundleVersion,
+                minimumOS: minimum, variantSize: variantSize)
+            let manifest = try maker.write(to: out)
+            print("Wrote \(out): manifest.json, signature, \(manifest.variants.map(\.assetPath).joined(separator: ", "))")
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Hummingbird
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `souk serve`: runs the HTTP server until SIGINT or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the Souk server.")
+
+    @OptionGroup var settings: SettingsOptions
+
+    @Option(help: "Address to listen on (SOUK_HOSTNAME, default 127.0.0.1).")
+    var hostname: String?
+
+    @Option(help: "Port to listen on (SOUK_PORT, default 8080; 0 picks a free one).")
+    var port: Int?
+
+    @Option(help: "External base URL used in generated URLs (SOUK_PUBLIC_URL).")
+    var publicUrl: String?
+
+    @Option(help: "PEM certificate chain: serve HTTPS directly (SOUK_TLS_CERT).")
+    var tlsCert: String?
+
+    @Option(help: "PEM private key for --tls-cert (SOUK_TLS_KEY).")
+    var tlsKey: String?
+
+    @Flag(help: "On first start, fill the empty catalog with a demo marketplace.")
+    var demo = false
+
+    func run() async throws {
+        var extra: [String: String] = [:]
+        extra["hostname"] = hostname
+        extra["port"] = port.map(String.init)
+        extra["publicUrl"] = publicUrl
+        extra["tlsCert"] = tlsCert
+        extra["tlsKey"] = tlsKey
+        let runtime = try await settings.openRuntime(extraFlags: extra, quiet: false)
+        var demoLines: [String] = []
+        if demo {
+            do {
+                demoLines = try await DemoSeeder(runtime: runtime).seedIfEmpty().lines(publicURL: runtime.config.publicURL)
+            } catch {
+                await runtime.close()
+                throw error
+            }
+        }
+        let config = runtime.config
+        let extraLines = demoLines
+        let app = try buildApplication(runtime) { channel in
+            let port = channel.localAddress?.port ?? config.port
+            let scheme = config.tls == nil ? "http" : "https"
+            let listening = "\(scheme)://\(config.hostname):\(port)"
+            let base = config.port == 0 && config.publicURL.hasSuffix(":0") ? listening : config.publicURL
+            var lines = [
+                "Souk is listening on \(listening)",
+                "  public URL   \(config.publicURL)",
+                "  database     \(config.database)",
+                "  data folder  \(config.dataDir)",
+                "  health       \(base)/health",
+                "  metrics      \(base)/metrics",
+                "  packages     \(base)/packages/<appleItemId>/<appleVersionId>/manifest.json",
+            ]
+            lines += extraLines
+            print(lines.joined(separator: "\n"))
+            fflush(nil)  // the URLs must show at once, also when stdout is a file or a pipe
+        }
+        try await app.runService()
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// The settings every command shares; each also reads `SOUK_*` and the config file (see `SoukConfig`).
+struct SettingsOptions: ParsableArguments {
+    @Option(help: "Folder for the SQLite database, blobs and keys (SOUK_DATA_DIR, default ./souk-data).")
+    var dataDir: String?
+
+    @Option(help: "postgres:// URL; without it Souk uses SQLite in the data folder (SOUK_DATABASE_URL).")
+    var databaseUrl: String?
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical (SOUK_LOG_LEVEL).")
+    var logLevel: String?
+
+    @Option(help: "A JSON config file (SOUK_CONFIG).")
+    var config: String?
+
+    var flags: [String: String] {
+        var flags: [String: String] = [:]
+        flags["dataDir"] = dataDir
+        flags["databaseUrl"] = databaseUrl
+        flags["logLevel"] = logLevel
+        return flags
+    }
+
+    /// Loads the settings and opens the runtime. Operator commands log only warnings unless asked.
+    func openRuntime(extraFlags: [String: String] = [:], quiet: Bool = true, migrate: Bool = false) async throws -> SoukRuntime {
+        let environment = ProcessInfo.processInfo.environment
+        let config = try await SoukConfig.load(flags: flags.merging(extraFlags) { $1 }, environment: environment, configFile: config)
+        var logger = Logger(label: "souk")
+        let explicit = logLevel != nil || environment["SOUK_LOG_LEVEL"] != nil
+        logger.logLevel = quiet && !explicit ? .warning : config.logLevel
+        return try await SoukRuntime.open(config, logger: logger, migrate: migrate)
+    }
+}
+
+/// Runs `body` with an open runtime and closes it afterwards, whatever happens.
+func withRuntime<T>(_ settings: SettingsOptions, migrate: Bool = false,
+                    _ body: (SoukRuntime) async throws -> T) async throws -> T {
+    let runtime = try await settings.openRuntime(migrate: migrate)
+    do {
+        let result = try await body(runtime)
+        await runtime.close()
+        return result
+    } catch {
+        await runtime.close()
+        throw error
+    }
+}
+
+/// A failure an operator can act on: printed as `Error: …`, exit code 1.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Parses an AppleItemID or AppleVersionID option.
+func parseAppleID(_ text: String, option: String) throws -> UInt64 {
+    guard let id = SoukCore.AppleID.parse(text) else {
+        throw ValidationError("\(option) must be a decimal number (an AppleItemID or AppleVersionID), got '\(text)'")
+    }
+    return id
+}
+
+import SoukCore

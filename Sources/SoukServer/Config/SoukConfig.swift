@@ -1,0 +1,160 @@
+import Configuration
+import Foundation
+import Logging
+import SoukStore
+
+/// Every setting Souk reads, typed and validated once at start-up.
+///
+/// Sources, highest priority first: command-line flags, `SOUK_*` environment variables, the JSON
+/// config file named by `--config` or `SOUK_CONFIG`, then the defaults below, which make
+/// `souk serve` work in an empty folder.
+public struct SoukConfig: Sendable {
+    /// Where the SQLite database, blobs and keys live (`SOUK_DATA_DIR`, default `./souk-data`).
+    public var dataDir: String
+    public var hostname: String
+    public var port: Int
+    /// The external base URL used in every generated URL, without a trailing slash.
+    public var publicURL: String
+    public var database: DatabaseLocation
+    public var logLevel: Logger.Level
+    /// PEM certificate chain and private key when Souk terminates TLS itself.
+    public var tls: TLSFiles?
+
+    public struct TLSFiles: Sendable, Equatable {
+        public var certificatePath: String
+        public var keyPath: String
+    }
+
+    /// The settings table: key in the config file, environment variable, flag and meaning.
+    /// `docs/configuration.md` and the README repeat it for people.
+    public static let settings: [(key: String, env: String, flag: String, meaning: String)] = [
+        ("dataDir", "SOUK_DATA_DIR", "--data-dir", "folder for the SQLite database, blobs and keys (default ./souk-data)"),
+        ("hostname", "SOUK_HOSTNAME", "--hostname", "address to listen on (default 127.0.0.1)"),
+        ("port", "SOUK_PORT", "--port", "port to listen on (default 8080)"),
+        ("publicUrl", "SOUK_PUBLIC_URL", "--public-url", "external base URL used in generated URLs (default http://<hostname>:<port>)"),
+        ("databaseUrl", "SOUK_DATABASE_URL", "--database-url", "postgres://user:pass@host:5432/db switches from SQLite to PostgreSQL"),
+        ("logLevel", "SOUK_LOG_LEVEL", "--log-level", "trace, debug, info, notice, warning, error or critical (default info)"),
+        ("tlsCert", "SOUK_TLS_CERT", "--tls-cert", "PEM certificate chain; with tlsKey, Souk serves HTTPS itself"),
+        ("tlsKey", "SOUK_TLS_KEY", "--tls-key", "PEM private key for tlsCert"),
+    ]
+
+    /// A configuration for tests and tools: in-memory-free defaults rooted at `dataDir`.
+    public init(dataDir: String, hostname: String = "127.0.0.1", port: Int = 8080, publicURL: String? = nil,
+                database: DatabaseLocation? = nil, logLevel: Logger.Level = .info, tls: TLSFiles? = nil) {
+        self.dataDir = dataDir
+        self.hostname = hostname
+        self.port = port
+        self.publicURL = publicURL ?? "http://\(hostname):\(port)"
+        self.database = database ?? .sqlite(path: dataDir + "/souk.sqlite")
+        self.logLevel = logLevel
+        self.tls = tls
+    }
+
+    /// Reads and validates the settings. `flags` holds command-line values by config-file key.
+    public static func load(flags: [String: String], environment: [String: String] = ProcessInfo.processInfo.environment,
+                            configFile: String? = nil) async throws -> SoukConfig {
+        var providers: [any ConfigProvider] = [
+            InMemoryProvider(name: "flags", values: Dictionary(uniqueKeysWithValues: flags.map {
+                (AbsoluteConfigKey([$0.key]), ConfigValue(.string($0.value), isSecret: $0.key == "databaseUrl"))
+            })),
+            EnvironmentVariablesProvider(
+                environmentVariables: Dictionary(uniqueKeysWithValues: environment.compactMap { key, value in
+                    key.hasPrefix("SOUK_") ? (String(key.dropFirst(5)), value) : nil
+                }),
+                secretsSpecifier: .specific(["DATABASE_URL"])
+            ),
+        ]
+        if let path = configFile ?? environment["SOUK_CONFIG"] {
+            do {
+                providers.append(try await FileProvider<JSONSnapshot>(filePath: .init(path)))
+            } catch {
+                throw ConfigError(setting: "config file (SOUK_CONFIG, --config)", value: path, reason: "cannot be read as a JSON object: \(error)")
+            }
+        }
+        let reader = Settings(reader: ConfigReader(providers: providers))
+
+        let dataDir = try await reader.string("dataDir") ?? "./souk-data"
+        guard !dataDir.isEmpty else { throw reader.error("dataDir", dataDir, "must not be empty") }
+        let hostname = try await reader.string("hostname") ?? "127.0.0.1"
+        let portText = try await reader.string("port") ?? "8080"
+        guard let port = Int(portText), (0...65535).contains(port) else {
+            throw reader.error("port", portText, "must be a number from 0 to 65535")
+        }
+        var config = SoukConfig(dataDir: dataDir, hostname: hostname, port: port)
+        if let url = try await reader.string("publicUrl") {
+            guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+                  scheme == "http" || scheme == "https", components.host?.isEmpty == false,
+                  components.query == nil, components.fragment == nil else {
+                throw reader.error("publicUrl", url, "must be an absolute http:// or https:// URL without query or fragment")
+            }
+            config.publicURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+        }
+        if let url = try await reader.string("databaseUrl") {
+            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://"),
+                  let components = URLComponents(string: url), components.host?.isEmpty == false,
+                  components.user?.isEmpty == false else {
+                throw reader.error("databaseUrl", "(hidden)", "must be a postgres://user[:password]@host[:port]/database URL")
+            }
+            config.database = .postgres(url: url)
+        }
+        if let level = try await reader.string("logLevel") {
+            guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+                throw reader.error("logLevel", level, "must be one of trace, debug, info, notice, warning, error, critical")
+            }
+            config.logLevel = parsed
+        }
+        let certificate = try await reader.string("tlsCert")
+        let key = try await reader.string("tlsKey")
+        switch (certificate, key) {
+        case (nil, nil):
+            break
+        case (let certificate?, let key?):
+            for (name, path) in [("tlsCert", certificate), ("tlsKey", key)] where !FileManager.default.isReadableFile(atPath: path) {
+                throw reader.error(name, path, "is not a readable file")
+            }
+            config.tls = TLSFiles(certificatePath: certificate, keyPath: key)
+        case (nil, _):
+            throw reader.error("tlsCert", "(missing)", "is required when tlsKey is set")
+        case (_, nil):
+            throw reader.error("tlsKey", "(missing)", "is required when tlsCert is set")
+        }
+        return config
+    }
+
+    /// Paths inside the data folder.
+    public var sqlitePath: String { dataDir + "/souk.sqlite" }
+    public var blobsDir: String { dataDir + "/blobs" }
+    public var keysDir: String { dataDir + "/keys" }
+    public var workDir: String { dataDir + "/tmp" }
+}
+
+/// A setting that stops start-up, naming the setting, the value and what is wrong.
+public struct ConfigError: Error, CustomStringConvertible {
+    public var setting: String
+    public var value: String
+    public var reason: String
+
+    public var description: String { "invalid setting \(setting) = \(value): \(reason)" }
+}
+
+/// Reads strings from the providers, turning numbers from a JSON file into strings and errors
+/// into `ConfigError`s that name the setting.
+private struct Settings {
+    let reader: ConfigReader
+
+    func string(_ key: String) async throws -> String? {
+        do {
+            if let text = try await reader.fetchString(forKey: ConfigKey(key)) { return text }
+            return nil
+        } catch {
+            if let number = try? await reader.fetchInt(forKey: ConfigKey(key)) { return String(number) }
+            throw self.error(key, "?", "has the wrong type")
+        }
+    }
+
+    func error(_ key: String, _ value: String, _ reason: String) -> ConfigError {
+        let entry = SoukConfig.settings.first { $0.key == key }
+        let name = entry.map { "\(key) (\($0.env), \($0.flag))" } ?? key
+        return ConfigError(setting: name, value: value, reason: reason)
+    }
+}

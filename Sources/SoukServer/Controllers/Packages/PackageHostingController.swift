@@ -1,0 +1,111 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// Serves imported packages as a directory at `/packages/<appleItemId>/<appleVersionId>/`:
+/// `manifest.json`, `signature`, `variant/…`, `delta/…`, with `HEAD`, single byte ranges, `ETag`
+/// (the blob's SHA-256), `If-None-Match`, `If-Modified-Since`, `If-Range` and `Last-Modified`.
+/// Files stream from the blob store in fixed-size chunks, so memory stays flat for any file size.
+///
+/// Clients append `manifest.json` to the package URL with or without a slash, so the bare base URL
+/// (with or without its trailing slash) and `<appleVersionId>manifest.json` answer with the manifest too.
+struct PackageHostingController<Context: RequestContext> {
+    let files: HostedFileQuery
+    let blobs: BlobStore
+    let metrics: SoukMetrics
+    let fileIO = FileIO()
+
+    static var chunkSize: Int { 256 * 1024 }
+    static var manifestSuffix: String { PackagePath.manifest }
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        for method in [HTTPRequest.Method.get, .head] {
+            group.on(":appleItemId/:appleVersionId", method: method, use: base)
+            group.on(":appleItemId/:appleVersionId/**", method: method, use: file)
+        }
+    }
+
+    /// `GET /packages/<item>/<version>[/]` and `GET /packages/<item>/<version>manifest.json`: the manifest.
+    @Sendable func base(_ request: Request, context: Context) async throws -> Response {
+        var versionText = try context.parameters.require("appleVersionId")
+        if versionText.hasSuffix(Self.manifestSuffix) { versionText.removeLast(Self.manifestSuffix.count) }
+        return try await serve(request, context: context, versionText: versionText, path: PackagePath.manifest)
+    }
+
+    /// `GET /packages/<item>/<version>/<path inside the package>`.
+    @Sendable func file(_ request: Request, context: Context) async throws -> Response {
+        let path = context.parameters.getCatchAll().joined(separator: "/")
+        return try await serve(request, context: context, versionText: try context.parameters.require("appleVersionId"),
+                               path: path.isEmpty ? PackagePath.manifest : path)
+    }
+
+    private func serve(_ request: Request, context: Context, versionText: String, path: String) async throws -> Response {
+        // Package paths never need escapes: refusing `%` closes encoded slashes and dots for good.
+        guard !request.uri.path.contains("%"), PackagePath.isSafeRelative(path) else {
+            throw Problem(.badRequest, "Package paths are plain relative paths: no '..', no escapes, no backslashes.")
+        }
+        guard let appleItemId = AppleID.parse(try context.parameters.require("appleItemId")),
+              let appleVersionId = AppleID.parse(versionText),
+              let file = try await files.find(appleItemId: appleItemId, appleVersionId: appleVersionId, path: path) else {
+            throw Problem(.notFound, "No such package file.")
+        }
+        let etag = "\"\(file.blobSHA256)\""
+        var headers: HTTPFields = [
+            .acceptRanges: "bytes",
+            .eTag: etag,
+            .lastModified: HTTPDate.format(file.lastModified),
+            .contentType: file.contentType,
+            .cacheControl: "public, max-age=300",
+        ]
+        let conditions = FileRequestConditions(
+            ifNoneMatch: request.headers[.ifNoneMatch],
+            ifModifiedSince: request.headers[.ifModifiedSince],
+            range: request.method == .get || request.method == .head ? request.headers[.range] : nil,
+            ifRange: request.headers[.ifRange]
+        )
+        let status: HTTPResponse.Status
+        let range: ClosedRange<Int64>?
+        switch conditions.plan(size: file.size, etag: etag, lastModified: file.lastModified) {
+        case .notModified:
+            headers[.contentType] = nil
+            return Response(status: .notModified, headers: headers)
+        case .unsatisfiable:
+            throw RangeNotSatisfiable(size: file.size)
+        case .full:
+            status = .ok
+            range = file.size > 0 ? 0...(file.size - 1) : nil
+        case .partial(let bounds):
+            status = .partialContent
+            range = bounds
+            headers[.contentRange] = "bytes \(bounds.lowerBound)-\(bounds.upperBound)/\(file.size)"
+        }
+        let length = range.map { $0.upperBound - $0.lowerBound + 1 } ?? 0
+        headers[.contentLength] = String(length)
+        guard request.method == .get, let range else {
+            return Response(status: status, headers: headers, body: ResponseBody())
+        }
+        let source = try await fileIO.loadFile(path: blobs.path(for: file.blobSHA256),
+                                               range: Int(range.lowerBound)...Int(range.upperBound),
+                                               context: context, chunkLength: Self.chunkSize)
+        let counter = metrics.packageBytes
+        let body = ResponseBody(contentLength: Int(length)) { writer in
+            try await source.write(CountingBodyWriter(base: writer, counter: counter))
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+}
+
+/// 416 with the `Content-Range: bytes */<size>` that tells the client the real size.
+struct RangeNotSatisfiable: HTTPResponseError {
+    let size: Int64
+    var status: HTTPResponse.Status { .rangeNotSatisfiable }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = ProblemMiddleware<BasicRequestContext>.response(
+            Problem(.rangeNotSatisfiable, "The range starts beyond the end of the file (\(size) bytes)."),
+            request: request, id: context.id)
+        response.headers[.contentRange] = "bytes */\(size)"
+        return response
+    }
+}

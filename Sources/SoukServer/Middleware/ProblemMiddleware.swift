@@ -1,0 +1,67 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// An RFC 9457 problem: the one error shape of Souk's API routes.
+public struct Problem: HTTPResponseError, Sendable {
+    public var status: HTTPResponse.Status
+    public var detail: String
+    /// A URI naming the problem type; `about:blank` when the status says it all.
+    public var type: String
+
+    public init(_ status: HTTPResponse.Status, _ detail: String, type: String = "about:blank") {
+        self.status = status
+        self.detail = detail
+        self.type = type
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        ProblemMiddleware<BasicRequestContext>.response(self, request: request, id: context.id)
+    }
+}
+
+/// Turns every error thrown below it into `application/problem+json`, logging unexpected ones once,
+/// with the request id, and never showing their internals to the client.
+struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError {
+            let detail = error.body ?? error.status.reasonPhrase
+            return Self.response(Problem(error.status, detail), request: request, id: context.id)
+        } catch let error as CatalogError {
+            let status: HTTPResponse.Status = switch error {
+            case .notFound: .notFound
+            case .duplicate: .conflict
+            case .invalid: .badRequest
+            }
+            return Self.response(Problem(status, error.description), request: request, id: context.id)
+        } catch is DecodingError {
+            return Self.response(Problem(.badRequest, "The request body is not valid JSON of the expected shape."),
+                                 request: request, id: context.id)
+        } catch let error as any HTTPResponseError {
+            return try error.response(from: request, context: context)
+        } catch {
+            context.logger.error("unexpected error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            return Self.response(Problem(.internalServerError, "Something went wrong on our side. Quote request id \(context.id)."),
+                                 request: request, id: context.id)
+        }
+    }
+
+    static func response(_ problem: Problem, request: Request, id: String) -> Response {
+        var object: [String: Any] = [
+            "type": problem.type,
+            "title": problem.status.reasonPhrase,
+            "status": problem.status.code,
+            "detail": problem.detail,
+            "instance": request.uri.path,
+        ]
+        object["requestId"] = id
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
+        headers[.contentLength] = String(data.count)
+        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+        return Response(status: problem.status, headers: headers, body: body)
+    }
+}

@@ -1,0 +1,99 @@
+import Crypto
+import Foundation
+import SoukCore
+import SoukStore
+
+/// Fills an empty catalog with a demo marketplace: three apps (two public, one for signed-in
+/// accounts), each with two versions imported from real sample packages, and one demo account
+/// whose random password is shown once.
+struct DemoSeeder {
+    let runtime: SoukRuntime
+
+    static let demoEmail = "demo@souk.example"
+    static let marketplaceAppleItemId: UInt64 = 6_446_000_000
+
+    struct DemoApp {
+        var appleItemId: UInt64
+        var bundleId: String
+        var name: String
+        var subtitle: String
+        var developer: String
+        var access: AccessPolicy
+        /// (AppleVersionID, shortVersionString, bundleVersion, minimum iOS)
+        var versions: [(UInt64, String, String, String)]
+    }
+
+    static let apps: [DemoApp] = [
+        DemoApp(appleItemId: 6_446_000_001, bundleId: "org.souk.demo.notes", name: "Souk Notes", subtitle: "Plain notes, synced",
+                developer: "Souk Demo Studio", access: .public,
+                versions: [(8_000_000_101, "1.0", "10", "17.0"), (8_000_000_102, "1.1", "11", "17.4")]),
+        DemoApp(appleItemId: 6_446_000_002, bundleId: "org.souk.demo.weather", name: "Souk Weather", subtitle: "Forecasts without tracking",
+                developer: "Souk Demo Studio", access: .public,
+                versions: [(8_000_000_201, "2.0", "200", "17.0"), (8_000_000_202, "2.1", "210", "17.2")]),
+        DemoApp(appleItemId: 6_446_000_003, bundleId: "org.souk.demo.studio", name: "Souk Studio Pro", subtitle: "For members",
+                developer: "Souk Demo Studio", access: .account,
+                versions: [(8_000_000_301, "3.0", "300", "17.4"), (8_000_000_302, "3.1", "310", "18.0")]),
+    ]
+
+    /// What seeding did, for the operator.
+    enum Outcome {
+        /// `password` is nil when the demo account already existed (its password is unchanged).
+        case seeded(password: String?)
+        case alreadyPopulated
+
+        func lines(publicURL: String) -> [String] {
+            switch self {
+            case .alreadyPopulated:
+                return ["  demo         the catalog already has apps; nothing seeded"]
+            case .seeded(let password):
+                var lines = ["  demo account \(DemoSeeder.demoEmail)  " + (password.map { "password \($0)  (shown once)" } ?? "(existed already; password unchanged)")]
+                for app in DemoSeeder.apps {
+                    let latest = app.versions.last!.0
+                    lines.append("  demo app     \(app.name) (\(app.access.rawValue))  \(publicURL)/packages/\(app.appleItemId)/\(latest)/manifest.json")
+                }
+                return lines
+            }
+        }
+    }
+
+    func seedIfEmpty() async throws -> Outcome {
+        let catalog = runtime.catalog
+        guard try await catalog.apps().isEmpty else { return .alreadyPopulated }
+        let marketplace = try await catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId)
+        if marketplace.appleItemId == 0 {
+            marketplace.name = "Souk Demo Marketplace"
+            marketplace.appleItemId = Self.marketplaceAppleItemId
+            try await catalog.updateMarketplace(marketplace)
+        }
+        let workFolder = "\(runtime.config.workDir)/demo-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: workFolder) }
+        for app in Self.apps {
+            try await catalog.createApp(AppModel(
+                appleItemId: app.appleItemId, bundleId: app.bundleId, name: app.name, subtitle: app.subtitle,
+                description: "\(app.name) is a demo app of the Souk marketplace. Its packages are samples made by `souk packages make-sample`.",
+                developerName: app.developer, access: app.access))
+            for (index, version) in app.versions.enumerated() {
+                let folder = "\(workFolder)/\(version.0)"
+                try SamplePackageMaker(appleItemId: app.appleItemId, appleVersionId: version.0, bundleId: app.bundleId,
+                                       shortVersion: version.1, bundleVersion: version.2, minimumOS: OSVersion(version.3)!,
+                                       variantSize: 256 * 1024, chunkSize: 64 * 1024).write(to: folder)
+                // Older versions were released earlier, so "newest" reads naturally.
+                let released = Date().addingTimeInterval(Double(index - app.versions.count) * 86_400 * 30)
+                _ = try await runtime.importer.importPackage(at: folder, releaseDate: released)
+            }
+        }
+        guard try await AccountModel.find(email: Self.demoEmail, on: runtime.database.db) == nil else {
+            return .seeded(password: nil)
+        }
+        let password = Self.randomPassword()
+        try await catalog.createAccount(email: Self.demoEmail, passwordHash: try Passwords.hash(password))
+        return .seeded(password: password)
+    }
+
+    /// 16 characters from an unambiguous alphabet, from the system's secure generator.
+    static func randomPassword() -> String {
+        let alphabet = Array("abcdefghjkmnpqrstuvwxyzABCDEFGHJKMNPQRSTUVWXYZ23456789")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<16).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] })
+    }
+}

@@ -1,0 +1,121 @@
+import FluentKit
+import Foundation
+import SoukCore
+
+/// Operator-side reads and writes of the catalog: the marketplace identity, apps and their versions.
+/// The CLI, the demo seeder and later the admin API call these; request hot paths use their own queries.
+public struct CatalogStore: Sendable {
+    let database: SoukDatabase
+
+    public init(database: SoukDatabase) {
+        self.database = database
+    }
+
+    // MARK: Apps
+
+    /// Adds an app. Fails with `CatalogError.duplicate` when the AppleItemID is taken.
+    @discardableResult
+    public func createApp(_ app: AppModel) async throws -> AppModel {
+        guard !app.bundleId.isEmpty, app.bundleId.count <= 255 else { throw CatalogError.invalid("bundle id must be 1–255 characters") }
+        guard !app.name.trimmingCharacters(in: .whitespaces).isEmpty else { throw CatalogError.invalid("name must not be empty") }
+        if try await AppModel.find(appleItemId: app.appleItemId, on: database.db) != nil {
+            throw CatalogError.duplicate("an app with AppleItemID \(app.appleItemId) already exists")
+        }
+        do {
+            try await app.create(on: database.db)
+        } catch {
+            // A concurrent create of the same id lost the race on the unique index.
+            if try await AppModel.find(appleItemId: app.appleItemId, on: database.db) != nil {
+                throw CatalogError.duplicate("an app with AppleItemID \(app.appleItemId) already exists")
+            }
+            throw error
+        }
+        return app
+    }
+
+    public func apps() async throws -> [AppModel] {
+        try await AppModel.query(on: database.db).sort(\.$name).all()
+    }
+
+    public func app(appleItemId: UInt64) async throws -> AppModel {
+        guard let app = try await AppModel.find(appleItemId: appleItemId, on: database.db) else {
+            throw CatalogError.notFound("no app with AppleItemID \(appleItemId)")
+        }
+        return app
+    }
+
+    /// Versions of an app, newest release first.
+    public func versions(of app: AppModel) async throws -> [AppVersionModel] {
+        try await AppVersionModel.query(on: database.db)
+            .filter(\.$app.$id == app.requireID())
+            .sort(\.$releaseDate, .descending)
+            .all()
+    }
+
+    /// Files of one version's package, by path.
+    public func files(of version: AppVersionModel) async throws -> [PackageFileModel] {
+        try await PackageFileModel.query(on: database.db).filter(\.$version.$id == version.requireID()).sort(\.$path).all()
+    }
+
+    /// Changes whether an app can be installed; `reason` is kept for a takedown and cleared otherwise.
+    @discardableResult
+    public func setAvailability(appleItemId: UInt64, to availability: Availability, reason: String? = nil) async throws -> AppModel {
+        let app = try await app(appleItemId: appleItemId)
+        app.availability = availability
+        app.takedownReason = availability == .available ? nil : reason
+        try await app.save(on: database.db)
+        return app
+    }
+
+    // MARK: Marketplace identity
+
+    /// The marketplace identity, created with defaults on first use.
+    public func marketplace(defaultKeyId: String) async throws -> MarketplaceModel {
+        if let existing = try await MarketplaceModel.current(on: database.db) { return existing }
+        let created = MarketplaceModel(name: "Souk Marketplace", appleItemId: 0, installVerificationKeyId: defaultKeyId)
+        try await created.create(on: database.db)
+        return created
+    }
+
+    public func updateMarketplace(_ marketplace: MarketplaceModel) async throws {
+        try await marketplace.save(on: database.db)
+    }
+
+    // MARK: Accounts
+
+    @discardableResult
+    public func createAccount(email: String, passwordHash: String) async throws -> AccountModel {
+        let normalized = AccountModel.normalize(email: email)
+        guard Self.looksLikeEmail(normalized) else { throw CatalogError.invalid("\(email) is not an email address") }
+        if try await AccountModel.find(email: normalized, on: database.db) != nil {
+            throw CatalogError.duplicate("an account with email \(normalized) already exists")
+        }
+        let account = AccountModel(email: normalized, passwordHash: passwordHash)
+        try await account.create(on: database.db)
+        return account
+    }
+
+    public func accounts() async throws -> [AccountModel] {
+        try await AccountModel.query(on: database.db).sort(\.$email).all()
+    }
+
+    /// A plain shape check: one `@`, something on both sides, a dot in the domain, no spaces.
+    static func looksLikeEmail(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !parts[1].hasPrefix(".")
+            && !parts[1].hasSuffix(".") && !text.contains(where: \.isWhitespace) && text.count <= 254
+    }
+}
+
+/// Expected catalog outcomes that the CLI and the API turn into messages and statuses.
+public enum CatalogError: Error, CustomStringConvertible, Equatable {
+    case notFound(String)
+    case duplicate(String)
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let message), .duplicate(let message), .invalid(let message): message
+        }
+    }
+}
