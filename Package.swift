@@ -80,6 +80,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "SoukTestSupport",
+            dependencies: [
+                "SoukStore", "SoukCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SoukCoreTests",
             dependencies: ["SoukCore"],
@@ -87,13 +96,13 @@ let package = Package(
         ),
         .testTarget(
             name: "SoukStoreTests",
-            dependencies: ["SoukStore", "SoukCore"],
+            dependencies: ["SoukStore", "SoukCore", "SoukTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SoukServerTests",
             dependencies: [
-                "SoukServer", "SoukStore", "SoukCore",
+                "SoukServer", "SoukStore", "SoukCore", "SoukTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

@@ -1,0 +1,63 @@
+import Foundation
+import SoukCore
+import SoukStore
+import SoukTestSupport
+import Testing
+
+@Suite struct CatalogStoreTests {
+    @Test(arguments: TestBackend.available)
+    func appleIdsRoundTripTheWholeUInt64Range(_ backend: TestBackend) async throws {
+        try await StoreFixture.with(backend) { store in
+            for id in [UInt64.max, UInt64(Int64.max) + 1, 1] {
+                try await store.catalog.createApp(AppModel(appleItemId: id, bundleId: "org.example.\(id)", name: "App \(id)"))
+                #expect(try await store.catalog.app(appleItemId: id).appleItemId == id)
+            }
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func aSecondAppWithTheSameAppleItemIdIsADuplicate(_ backend: TestBackend) async throws {
+        try await StoreFixture.with(backend) { store in
+            try await store.catalog.createApp(AppModel(appleItemId: 42, bundleId: "org.example.a", name: "A"))
+            await #expect(throws: CatalogError.duplicate("an app with AppleItemID 42 already exists")) {
+                try await store.catalog.createApp(AppModel(appleItemId: 42, bundleId: "org.example.b", name: "B"))
+            }
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func takedownHidesPackagesAndReinstateBringsThemBack(_ backend: TestBackend) async throws {
+        try await StoreFixture.with(backend) { store in
+            _ = try await store.importer.importPackage(at: try await store.makeSample())
+            let query = HostedFileQuery(database: store.database)
+            #expect(try await query.find(appleItemId: 6_500_000_001, appleVersionId: 9_000_000_001, path: "signature") != nil)
+            let app = try await store.catalog.setAvailability(appleItemId: 6_500_000_001, to: .takenDown, reason: "policy")
+            #expect(app.takedownReason == "policy")
+            #expect(try await query.find(appleItemId: 6_500_000_001, appleVersionId: 9_000_000_001, path: "signature") == nil)
+            try await store.catalog.setAvailability(appleItemId: 6_500_000_001, to: .available)
+            #expect(try await query.find(appleItemId: 6_500_000_001, appleVersionId: 9_000_000_001, path: "signature") != nil)
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func emailsAreCaseInsensitiveAndUnique(_ backend: TestBackend) async throws {
+        try await StoreFixture.with(backend) { store in
+            let account = try await store.catalog.createAccount(email: " Ada@Example.COM ", passwordHash: "x")
+            #expect(account.email == "ada@example.com")
+            await #expect(throws: CatalogError.self) {
+                try await store.catalog.createAccount(email: "ADA@example.com", passwordHash: "y")
+            }
+            await #expect(throws: CatalogError.invalid("not-an-email is not an email address")) {
+                try await store.catalog.createAccount(email: "not-an-email", passwordHash: "y")
+            }
+        }
+    }
+
+    @Test func ciMustRunThePostgreSQLTests() {
+        // CI sets CI=true; there, a missing PostgreSQL is a failure, never a silent skip.
+        if ProcessInfo.processInfo.environment["CI"] == "true" {
+            #expect(TestBackend.postgresURL != nil, "CI must export SOUK_TEST_POSTGRES_URL (see .ci/run)")
+        }
+        #expect(TestBackend.available.contains(.sqlite))
+    }
+}
