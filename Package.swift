@@ -104,6 +104,8 @@ let package = Package(
             dependencies: [
                 "SoukServer", "SoukStore", "SoukCore", "SoukTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

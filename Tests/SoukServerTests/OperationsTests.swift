@@ -1,0 +1,47 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import SoukServer
+import SoukTestSupport
+import Testing
+
+@Suite struct OperationsTests {
+    @Test(arguments: TestBackend.available)
+    func healthChecksTheDatabase(_ backend: TestBackend) async throws {
+        try await ServerFixture.with(backend) { client in
+            try await client.execute(uri: "/health", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == #"{"status":"ok","database":"ok"}"#)
+                #expect(response.headers[HTTPField.Name("X-Request-Id")!]?.isEmpty == false)
+            }
+        }
+    }
+
+    @Test func metricsCountRequestsByRouteAndPackageBytes() async throws {
+        try await ServerFixture.with(.sqlite, prepare: { runtime, paths in
+            _ = try await runtime.importSample(variantSize: 5_000, in: paths.folder)
+        }) { client in
+            _ = try await client.execute(uri: "/packages/6500000001/9000000001/signature", method: .get)
+            _ = try await client.execute(uri: "/health", method: .get)
+            let text = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            #expect(text.contains(#"souk_http_requests_total{method="GET",route="/health",status="200"} 1"#))
+            #expect(text.contains(#"route="/packages/{appleItemId}/{appleVersionId}/**",status="200"} 1"#))
+            #expect(text.contains("souk_http_request_duration_seconds_bucket"))
+            let served = text.split(separator: "\n").first { $0.hasPrefix("souk_package_bytes_served_total ") }
+            #expect(served.map { Int($0.split(separator: " ")[1]) ?? 0 } ?? 0 > 0)
+        }
+    }
+
+    @Test func unknownRoutesAnswerProblemJSONWithoutInternals() async throws {
+        try await ServerFixture.with(.sqlite) { client in
+            let response = try await client.execute(uri: "/no/such/thing", method: .get)
+            #expect(response.status == .notFound)
+            #expect(response.headers[.contentType] == "application/problem+json")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+            #expect(object["status"] as? Int == 404)
+            #expect(object["title"] as? String == "Not Found")
+            #expect(object["instance"] as? String == "/no/such/thing")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import SoukCore
+import SoukServer
+import SoukStore
+import SoukTestSupport
+
+/// A Souk built by the real `buildApplication`, on a fresh data folder and database.
+struct ServerFixture {
+    /// Opens a runtime on `backend`, lets `prepare` fill it, then runs `test` against the application.
+    static func with(
+        _ backend: TestBackend,
+        prepare: (SoukRuntime, StorePaths) async throws -> Void = { _, _ in },
+        _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let folder = try TemporaryFolder()
+        let (location, drop) = try await backend.makeLocation(dataDir: folder.path)
+        let config = SoukConfig(dataDir: folder.path + "/data", port: 0, publicURL: "https://souk.test", database: location)
+        let runtime = try await SoukRuntime.open(config, logger: testLogger(), migrate: true)
+        do {
+            try await prepare(runtime, StorePaths(folder: folder.path))
+            // The application owns the database pools from here on and closes them when the test ends.
+            try await buildApplication(runtime).test(.router, test)
+        } catch {
+            await runtime.close()
+            await drop()
+            folder.remove()
+            throw error
+        }
+        await runtime.close()
+        await drop()
+        folder.remove()
+    }
+
+    /// Where a test may write its own files.
+    struct StorePaths {
+        let folder: String
+    }
+}
+
+extension SoukRuntime {
+    /// Creates an app and imports a sample package for it; returns the manifest.
+    @discardableResult
+    func importSample(appleItemId: UInt64 = 6_500_000_001, appleVersionId: UInt64 = 9_000_000_001,
+                      bundleId: String = "org.example.sample", variantSize: Int = 100_000,
+                      in folder: String) async throws -> PackageManifest {
+        if try await AppModel.find(appleItemId: appleItemId, on: database.db) == nil {
+            try await catalog.createApp(AppModel(appleItemId: appleItemId, bundleId: bundleId, name: "Sample"))
+        }
+        let out = "\(folder)/sample-\(appleVersionId)"
+        let manifest = try SamplePackageMaker(appleItemId: appleItemId, appleVersionId: appleVersionId, bundleId: bundleId,
+                                              shortVersion: "1.0", bundleVersion: "1", minimumOS: OSVersion("17.0")!,
+                                              variantSize: variantSize, chunkSize: 16_384).write(to: out)
+        _ = try await importer.importPackage(at: out)
+        return manifest
+    }
+}
