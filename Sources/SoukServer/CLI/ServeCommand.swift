@@ -33,7 +33,8 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         var extra: [String: String] = [:]
         extra["hostname"] = hostname
-        extra["port"] = port.map(String.init)
+        // Port 0 means "any free port": resolve it now, so the public URL derived from it is real.
+        extra["port"] = port.map { $0 == 0 ? FreePort.find(host: hostname ?? "127.0.0.1").map(String.init) ?? "0" : String($0) }
         extra["publicUrl"] = publicUrl
         extra["tlsCert"] = tlsCert
         extra["tlsKey"] = tlsKey
@@ -53,7 +54,7 @@ struct ServeCommand: AsyncParsableCommand {
             let port = channel.localAddress?.port ?? config.port
             let scheme = config.tls == nil ? "http" : "https"
             let listening = "\(scheme)://\(config.hostname):\(port)"
-            let base = config.port == 0 && config.publicURL.hasSuffix(":0") ? listening : config.publicURL
+            let base = config.publicURL
             var lines = [
                 "Souk is listening on \(listening)",
                 "  public URL   \(config.publicURL)",

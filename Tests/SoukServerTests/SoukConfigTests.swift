@@ -1,0 +1,72 @@
+import Foundation
+import SoukServer
+import SoukStore
+import SoukTestSupport
+import Testing
+
+@Suite struct SoukConfigTests {
+    @Test func defaultsWorkInAnEmptyFolder() async throws {
+        let config = try await SoukConfig.load(flags: [:], environment: [:])
+        #expect(config.dataDir == "./souk-data")
+        #expect(config.hostname == "127.0.0.1")
+        #expect(config.port == 8080)
+        #expect(config.publicURL == "http://127.0.0.1:8080")
+        #expect(config.database == .sqlite(path: "./souk-data/souk.sqlite"))
+        #expect(config.logLevel == .info)
+        #expect(config.tls == nil)
+    }
+
+    @Test func flagsBeatEnvironmentWhichBeatsTheConfigFile() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = folder.path + "/souk.json"
+        try Data(#"{"port": 7000, "hostname": "0.0.0.0", "logLevel": "debug", "dataDir": "/from/file"}"#.utf8)
+            .write(to: URL(fileURLWithPath: file))
+        let config = try await SoukConfig.load(
+            flags: ["dataDir": "/from/flag"],
+            environment: ["SOUK_PORT": "9000", "SOUK_PUBLIC_URL": "https://market.example.com/", "SOUK_DATA_DIR": "/from/env"],
+            configFile: file)
+        #expect(config.dataDir == "/from/flag")
+        #expect(config.port == 9000)
+        #expect(config.hostname == "0.0.0.0")
+        #expect(config.logLevel == .debug)
+        #expect(config.publicURL == "https://market.example.com")
+        #expect(config.database == .sqlite(path: "/from/flag/souk.sqlite"))
+    }
+
+    @Test func aPostgresURLSwitchesTheDatabase() async throws {
+        let config = try await SoukConfig.load(flags: [:], environment: ["SOUK_DATABASE_URL": "postgres://souk:secret@db:5432/souk"])
+        #expect(config.database == .postgres(url: "postgres://souk:secret@db:5432/souk"))
+        #expect(!config.database.description.contains("secret"))
+    }
+
+    @Test(arguments: [
+        ("SOUK_PORT", "eighty", "port (SOUK_PORT, --port)"),
+        ("SOUK_PORT", "70000", "port (SOUK_PORT, --port)"),
+        ("SOUK_PUBLIC_URL", "ftp://x", "publicUrl (SOUK_PUBLIC_URL, --public-url)"),
+        ("SOUK_PUBLIC_URL", "not a url", "publicUrl (SOUK_PUBLIC_URL, --public-url)"),
+        ("SOUK_DATABASE_URL", "mysql://x@y/z", "databaseUrl (SOUK_DATABASE_URL, --database-url)"),
+        ("SOUK_LOG_LEVEL", "loud", "logLevel (SOUK_LOG_LEVEL, --log-level)"),
+        ("SOUK_TLS_CERT", "/nonexistent.pem", "tlsKey (SOUK_TLS_KEY, --tls-key)"),
+    ])
+    func aBadSettingStopsStartUpNamingIt(_ variable: String, _ value: String, _ setting: String) async throws {
+        let error = await #expect(throws: ConfigError.self) {
+            try await SoukConfig.load(flags: [:], environment: [variable: value])
+        }
+        #expect(error?.setting == setting)
+    }
+
+    @Test func aDatabasePasswordNeverAppearsInTheError() async throws {
+        let error = await #expect(throws: ConfigError.self) {
+            try await SoukConfig.load(flags: [:], environment: ["SOUK_DATABASE_URL": "postgres://user:hunter2@"])
+        }
+        #expect(error.map { !"\($0)".contains("hunter2") } == true)
+    }
+
+    @Test func anUnreadableConfigFileIsNamed() async throws {
+        let error = await #expect(throws: ConfigError.self) {
+            try await SoukConfig.load(flags: [:], environment: [:], configFile: "/nonexistent/souk.json")
+        }
+        #expect(error?.setting.contains("SOUK_CONFIG") == true)
+    }
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# End-to-end smoke test of the real binary: `souk serve --demo` on an empty folder (SQLite), then,
+# when SOUK_TEST_POSTGRES_URL is set, two `souk serve` processes sharing one PostgreSQL database.
+# Run by scripts/test.sh after `swift build`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SOUK="${SOUK_BIN:-$(swift build --show-bin-path)/souk}"
+WORK=$(mktemp -d /tmp/souk-smoke.XXXXXX)
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() { echo "smoke: FAIL: $*" >&2; for f in "$WORK"/*.log; do echo "--- $f" >&2; tail -20 "$f" >&2; done; exit 1; }
+
+# Starts `souk serve` with the given arguments on a free port; prints its base URL.
+start() {
+  local log="$WORK/serve-$RANDOM.log"
+  (cd "$WORK" && exec "$SOUK" serve --port 0 "$@") >"$log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 1 100); do
+    if grep -q 'Souk is listening on' "$log"; then
+      grep -o 'Souk is listening on http://[0-9.:]*' "$log" | awk '{print $5}'
+      return 0
+    fi
+    sleep 0.2
+  done
+  fail "server did not start: $*"
+}
+
+status() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+
+PKG=/packages/6446000001/8000000102
+
+# 1. SQLite, the zero-configuration default, with the demo catalog.
+BASE=$(start --demo)
+[ "$(status "$BASE/health")" = 200 ] || fail "health on SQLite"
+[ "$(status "$BASE$PKG/manifest.json")" = 200 ] || fail "demo manifest"
+[ "$(status "$BASE$PKG/")" = 200 ] || fail "base URL with slash"
+VARIANT=$(curl -s "$BASE$PKG/manifest.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["variants"][0]["assetPath"])')
+[ "$(curl -s -H 'Range: bytes=0-99' "$BASE$PKG/$VARIANT" | wc -c)" = 100 ] || fail "range request"
+[ "$(status -I "$BASE$PKG/$VARIANT")" = 200 ] || fail "HEAD"
+[ "$(status --path-as-is "$BASE$PKG/../../../souk.sqlite")" != 200 ] || fail "path escape"
+echo "smoke: SQLite server OK ($BASE)"
+
+# 2. PostgreSQL: migrate, seed, two processes on one database and one data folder.
+if [ -n "${SOUK_TEST_POSTGRES_URL:-}" ]; then
+  DB="souk_smoke_$$"
+  psql "$SOUK_TEST_POSTGRES_URL" -qc "CREATE DATABASE $DB" >/dev/null
+  trap 'psql "$SOUK_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; cleanup' EXIT
+  SOUK_DATABASE_URL=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$SOUK_TEST_POSTGRES_URL" "$DB")
+  export SOUK_DATABASE_URL
+  export SOUK_DATA_DIR="$WORK/shared-data"
+  if "$SOUK" apps list >/dev/null 2>"$WORK/unmigrated.log"; then fail "unmigrated PostgreSQL was accepted"; fi
+  grep -q 'souk migrate' "$WORK/unmigrated.log" || fail "unmigrated error does not say what to do"
+  "$SOUK" migrate >/dev/null
+  "$SOUK" demo seed >/dev/null
+  A=$(start)
+  B=$(start)
+  for base in "$A" "$B"; do
+    [ "$(status "$base/health")" = 200 ] || fail "health on PostgreSQL ($base)"
+    [ "$(status "$base$PKG/manifest.json")" = 200 ] || fail "manifest on PostgreSQL ($base)"
+  done
+  [ "$(curl -s "$A$PKG/manifest.json" | sha256sum)" = "$(curl -s "$B$PKG/manifest.json" | sha256sum)" ] || fail "processes disagree"
+  "$SOUK" apps takedown --apple-item-id 6446000001 --reason smoke >/dev/null
+  for base in "$A" "$B"; do
+    [ "$(status "$base$PKG/manifest.json")" = 404 ] || fail "takedown not seen by $base"
+  done
+  unset SOUK_DATABASE_URL SOUK_DATA_DIR
+  echo "smoke: two PostgreSQL-backed servers OK ($A, $B)"
+else
+  echo "smoke: ⚠️  SOUK_TEST_POSTGRES_URL not set: the PostgreSQL multi-process smoke test is SKIPPED"
+fi

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite: builds once, runs the end-to-end smoke test of the real binary, then every
+# Swift test. Storage tests run on SQLite and on PostgreSQL: when SOUK_TEST_POSTGRES_URL is not set,
+# a throwaway PostgreSQL is started from Debian's packages if they are installed (scripts/postgres.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ -z "${SOUK_TEST_POSTGRES_URL:-}" ]; then
+  if env_line=$(scripts/postgres.sh env 2>/tmp/souk-postgres-start.log); then
+    eval "$env_line"
+    echo "test: using a throwaway PostgreSQL at $SOUK_TEST_POSTGRES_URL"
+  else
+    echo "test: ⚠️  no PostgreSQL (apt-get install postgresql): PostgreSQL tests will be SKIPPED" >&2
+    cat /tmp/souk-postgres-start.log >&2 || true
+  fi
+fi
+export SOUK_TEST_POSTGRES_URL="${SOUK_TEST_POSTGRES_URL:-}"
+
+swift build --build-tests
+scripts/smoke.sh
+swift test --skip-build
