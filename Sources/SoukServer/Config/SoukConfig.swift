@@ -26,7 +26,7 @@ public struct SoukConfig: Sendable {
     }
 
     /// The settings table: key in the config file, environment variable, flag and meaning.
-    /// `docs/configuration.md` and the README repeat it for people.
+    /// The README repeats it for people; keep the two in step.
     public static let settings: [(key: String, env: String, flag: String, meaning: String)] = [
         ("dataDir", "SOUK_DATA_DIR", "--data-dir", "folder for the SQLite database, blobs and keys (default ./souk-data)"),
         ("hostname", "SOUK_HOSTNAME", "--hostname", "address to listen on (default 127.0.0.1)"),

@@ -13,7 +13,7 @@ import Darwin
 /// The marketplace's key material, kept in `<data dir>/keys/` with owner-only permissions.
 ///
 /// On first start Souk generates development keys and self-signed certificates; an operator replaces
-/// the files with the ones Apple's developer portal issued (same names, see `docs/keys.md`).
+/// the files with the ones Apple's developer portal issued (same names, see `docs/operations.md`).
 /// Several Souk processes must share one keys folder (and one blob folder): see `docs/operations.md`.
 public struct SoukKeys: Sendable {
     /// ES256 key that signs install verification tokens (the *alternative distribution key*).

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Package-download benchmark: a release `souk serve` beside nginx serving the same files, both
+# driven by wrk on loopback. Prints requests/s, Souk's share of nginx, and Souk's CPU time per
+# request (from /proc, steadier than requests/s on a shared 2-core machine).
+#
+#   scripts/bench-packages.sh            # 10 s per case; DURATION=30 CONNECTIONS=64 to change
+# Needs wrk and nginx (apt-get install wrk nginx-light). Bounded: every wrk run stops by itself.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION="${DURATION:-10}"
+CONNECTIONS="${CONNECTIONS:-64}"
+command -v wrk >/dev/null && command -v nginx >/dev/null || { echo "needs wrk and nginx: apt-get install wrk nginx-light" >&2; exit 1; }
+
+swift build -c release --product souk >/dev/null
+SOUK="$(swift build -c release --show-bin-path)/souk"
+WORK=$(mktemp -d /tmp/souk-bench.XXXXXX)
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; nginx -c "$WORK/nginx.conf" -s stop 2>/dev/null || true; rm -rf "$WORK"' EXIT
+export SOUK_DATA_DIR="$WORK/data" SOUK_LOG_LEVEL=warning
+
+"$SOUK" apps create --apple-item-id 6500000001 --bundle-id org.example.bench --name Bench >/dev/null
+"$SOUK" packages make-sample --apple-item-id 6500000001 --apple-version-id 9000000001 --bundle-id org.example.bench \
+  --short-version 1.0 --bundle-version 1 --min-os 17.0 --variant-size 1048576 --out "$WORK/pkg" >/dev/null
+"$SOUK" packages import "$WORK/pkg" >/dev/null
+VARIANT=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["variants"][0]["assetPath"])' "$WORK/pkg/manifest.json")
+
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$SOUK" serve --port "$PORT" >"$WORK/serve.log" 2>&1 &
+SOUK_PID=$!
+PIDS+=("$SOUK_PID")
+
+mkdir -p "$WORK/www/packages/6500000001/9000000001"
+cp -r "$WORK/pkg/." "$WORK/www/packages/6500000001/9000000001/"
+cat >"$WORK/nginx.conf" <<CONF
+worker_processes 1;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  server { listen 127.0.0.1:$NGINX_PORT; root $WORK/www; }
+}
+CONF
+nginx -c "$WORK/nginx.conf"
+for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+rps() { awk '/Requests\/sec/ {print $2}' <<<"$1"; }
+requests() { awk '/requests in/ {print $1}' <<<"$1"; }
+TICK=$(getconf CLK_TCK)
+
+printf '%-34s %12s %12s %8s %16s\n' "case" "souk req/s" "nginx req/s" "share" "souk CPU/request"
+run_case() {
+  local name="$1" path="$2" header="${3:-}"
+  local args=(-t2 -c"$CONNECTIONS" -d"${DURATION}s")
+  [ -n "$header" ] && args+=(-H "$header")
+  local before after out nout
+  before=$(cpu_ticks "$SOUK_PID")
+  out=$(wrk "${args[@]}" "http://127.0.0.1:$PORT$path")
+  after=$(cpu_ticks "$SOUK_PID")
+  nout=$(wrk "${args[@]}" "http://127.0.0.1:$NGINX_PORT$path")
+  local s n req cpu
+  s=$(rps "$out"); n=$(rps "$nout"); req=$(requests "$out")
+  cpu=$(python3 -c "print(f'{($after-$before)/$TICK/max($req,1)*1e6:.0f} µs')")
+  printf '%-34s %12s %12s %7s%% %16s\n' "$name" "$s" "$n" "$(python3 -c "print(round(100*$s/$n))")" "$cpu"
+}
+B=/packages/6500000001/9000000001
+run_case "manifest.json (~3 KB)" "$B/manifest.json"
+run_case "variant, 64 KiB range" "$B/$VARIANT" "Range: bytes=0-65535"
+run_case "variant, whole 1 MiB" "$B/$VARIANT"
+run_case "304 Not Modified (If-None-Match)" "$B/$VARIANT" "If-None-Match: $(curl -sI "http://127.0.0.1:$PORT$B/$VARIANT" | awk 'tolower($1)=="etag:" {print $2}' | tr -d '\r')"

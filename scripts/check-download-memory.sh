@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Imports a large sample package (default 1 GiB variant), downloads it from `souk serve` with curl,
+# and reports the server's resident memory before and at its peak during the download.
+#   scripts/check-download-memory.sh [BYTES]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZE="${1:-1073741824}"
+swift build -c release --product souk >/dev/null
+SOUK="$(swift build -c release --show-bin-path)/souk"
+WORK=$(mktemp -d /tmp/souk-memory.XXXXXX)
+trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
+export SOUK_DATA_DIR="$WORK/data" SOUK_LOG_LEVEL=warning
+"$SOUK" apps create --apple-item-id 6500000001 --bundle-id org.example.big --name Big >/dev/null
+"$SOUK" packages make-sample --apple-item-id 6500000001 --apple-version-id 9000000001 --bundle-id org.example.big \
+  --short-version 1.0 --bundle-version 1 --min-os 17.0 --variant-size "$SIZE" --out "$WORK/pkg" >/dev/null
+"$SOUK" packages import "$WORK/pkg" >/dev/null
+rm -rf "$WORK/pkg/variant"   # keep only the blob store's copy on disk
+VARIANT=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["variants"][0]["assetPath"])' "$WORK/pkg/manifest.json")
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$SOUK" serve --port "$PORT" >"$WORK/serve.log" 2>&1 &
+SERVER=$!
+for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
+rss() { awk '/VmRSS/ {print $2}' "/proc/$SERVER/status"; }
+BEFORE=$(rss)
+PEAK=$BEFORE
+curl -s -o /dev/null --limit-rate 400M "http://127.0.0.1:$PORT/packages/6500000001/9000000001/$VARIANT" &
+CURL=$!
+while kill -0 $CURL 2>/dev/null; do
+  NOW=$(rss); [ "$NOW" -gt "$PEAK" ] && PEAK=$NOW
+  sleep 0.05
+done
+wait $CURL
+echo "downloaded $SIZE bytes: server RSS before ${BEFORE} KiB, peak ${PEAK} KiB, growth $((PEAK - BEFORE)) KiB"
