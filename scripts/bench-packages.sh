@@ -14,6 +14,7 @@ command -v wrk >/dev/null && command -v nginx >/dev/null || { echo "needs wrk an
 swift build -c release --product souk >/dev/null
 SOUK="$(swift build -c release --show-bin-path)/souk"
 WORK=$(mktemp -d /tmp/souk-bench.XXXXXX)
+chmod 755 "$WORK"   # nginx's workers run as www-data and must reach the copied files
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; nginx -c "$WORK/nginx.conf" -s stop 2>/dev/null || true; rm -rf "$WORK"' EXIT
 export SOUK_DATA_DIR="$WORK/data" SOUK_LOG_LEVEL=warning
@@ -51,17 +52,34 @@ rps() { awk '/Requests\/sec/ {print $2}' <<<"$1"; }
 requests() { awk '/requests in/ {print $1}' <<<"$1"; }
 TICK=$(getconf CLK_TCK)
 
+# A header for one server: {etag} becomes that server's own ETag for the path.
+for_server() {
+  local header="$1" port="$2" path="$3"
+  if [[ "$header" == *"{etag}"* ]]; then
+    local etag
+    etag=$(curl -sI "http://127.0.0.1:$port$path" | awk 'tolower($1)=="etag:" {print $2}' | tr -d '\r')
+    header="${header//\{etag\}/$etag}"
+  fi
+  printf '%s' "$header"
+}
+
 printf '%-34s %12s %12s %8s %16s\n' "case" "souk req/s" "nginx req/s" "share" "souk CPU/request"
 run_case() {
   local name="$1" path="$2" header="${3:-}"
   local args=(-t2 -c"$CONNECTIONS" -d"${DURATION}s")
-  [ -n "$header" ] && args+=(-H "$header")
   local before after out nout
   before=$(cpu_ticks "$SOUK_PID")
-  out=$(wrk "${args[@]}" "http://127.0.0.1:$PORT$path")
+  local souk_args=("${args[@]}") nginx_args=("${args[@]}")
+  if [ -n "$header" ]; then
+    souk_args+=(-H "$(for_server "$header" "$PORT" "$path")")
+    nginx_args+=(-H "$(for_server "$header" "$NGINX_PORT" "$path")")
+  fi
+  out=$(wrk "${souk_args[@]}" "http://127.0.0.1:$PORT$path")
   after=$(cpu_ticks "$SOUK_PID")
-  nout=$(wrk "${args[@]}" "http://127.0.0.1:$NGINX_PORT$path")
+  nout=$(wrk "${nginx_args[@]}" "http://127.0.0.1:$NGINX_PORT$path")
   local s n req cpu
+  # A benchmark of error pages measures nothing: refuse to report one.
+  if grep -q 'Non-2xx' <<<"$out$nout"; then echo "$name: non-2xx/3xx answers, check the setup" >&2; echo "$out" "$nout" >&2; exit 1; fi
   s=$(rps "$out"); n=$(rps "$nout"); req=$(requests "$out")
   cpu=$(python3 -c "print(f'{($after-$before)/$TICK/max($req,1)*1e6:.0f} µs')")
   printf '%-34s %12s %12s %7s%% %16s\n' "$name" "$s" "$n" "$(python3 -c "print(round(100*$s/$n))")" "$cpu"
@@ -70,4 +88,4 @@ B=/packages/6500000001/9000000001
 run_case "manifest.json (~3 KB)" "$B/manifest.json"
 run_case "variant, 64 KiB range" "$B/$VARIANT" "Range: bytes=0-65535"
 run_case "variant, whole 1 MiB" "$B/$VARIANT"
-run_case "304 Not Modified (If-None-Match)" "$B/$VARIANT" "If-None-Match: $(curl -sI "http://127.0.0.1:$PORT$B/$VARIANT" | awk 'tolower($1)=="etag:" {print $2}' | tr -d '\r')"
+run_case "304 Not Modified (If-None-Match)" "$B/$VARIANT" "If-None-Match: {etag}"

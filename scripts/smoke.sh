@@ -65,6 +65,7 @@ if [ -n "${SOUK_TEST_POSTGRES_URL:-}" ]; then
   done
   [ "$(curl -s "$A$PKG/manifest.json" | sha256sum)" = "$(curl -s "$B$PKG/manifest.json" | sha256sum)" ] || fail "processes disagree"
   "$SOUK" apps takedown --apple-item-id 6446000001 --reason smoke >/dev/null
+  sleep 1.2   # package lookups are cached for one second (HostedFileCache)
   for base in "$A" "$B"; do
     [ "$(status "$base$PKG/manifest.json")" = 404 ] || fail "takedown not seen by $base"
   done

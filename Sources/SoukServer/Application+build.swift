@@ -43,7 +43,8 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics) -> Router<SoukReq
     router.add(middleware: ProblemMiddleware())
 
     OperationsController(database: runtime.database, metrics: metrics).addRoutes(to: router)
-    PackageHostingController(files: HostedFileQuery(database: runtime.database), blobs: runtime.blobs, metrics: metrics)
+    PackageHostingController(files: HostedFileCache(query: HostedFileQuery(database: runtime.database)),
+                             blobs: runtime.blobs, metrics: metrics)
         .addRoutes(to: router.group("packages"))
     return router
 }

@@ -61,3 +61,34 @@ import Testing
         #expect(TestBackend.available.contains(.sqlite))
     }
 }
+
+@Suite struct HostedFileCacheTests {
+    @Test(arguments: TestBackend.available)
+    func answersFromMemoryUntilTheLifetimeEnds(_ backend: TestBackend) async throws {
+        try await StoreFixture.with(backend) { store in
+            _ = try await store.importer.importPackage(at: try await store.makeSample())
+            let query = HostedFileQuery(database: store.database)
+            let cached = HostedFileCache(query: query, lifetime: .seconds(60))
+            let fresh = HostedFileCache(query: query, lifetime: .zero)
+            #expect(try await cached.find(appleItemId: 6_500_000_001, appleVersionId: 9_000_000_001, path: "signature") != nil)
+            #expect(try await cached.find(appleItemId: 6_500_000_001, appleVersionId: 9_000_000_001, path: "nope") == nil)
+
+            try await store.catalog.setAvailability(appleItemId: 6_500_000_001, to: .takenDown)
+            // Within its lifetime the cache still answers what it saw; a zero lifetime sees the takedown.
+            #expect(try await cached.find(appleItemId: 6_500_000_001, appleVersionId: 9_000_000_001, path: "signature") != nil)
+            #expect(try await fresh.find(appleItemId: 6_500_000_001, appleVersionId: 9_000_000_001, path: "signature") == nil)
+        }
+    }
+
+    @Test func staysWithinItsCapacity() async throws {
+        try await StoreFixture.with(.sqlite) { store in
+            let cache = HostedFileCache(query: HostedFileQuery(database: store.database), lifetime: .seconds(60), capacity: 3)
+            for index in 0..<10 {
+                let found = try await cache.find(appleItemId: 1, appleVersionId: UInt64(index), path: "manifest.json")
+                #expect(found == nil)
+                #expect(cache.count <= 3)
+            }
+            #expect(cache.count >= 1)
+        }
+    }
+}

@@ -6,15 +6,17 @@ import SoukStore
 /// Serves imported packages as a directory at `/packages/<appleItemId>/<appleVersionId>/`:
 /// `manifest.json`, `signature`, `variant/…`, `delta/…`, with `HEAD`, single byte ranges, `ETag`
 /// (the blob's SHA-256), `If-None-Match`, `If-Modified-Since`, `If-Range` and `Last-Modified`.
-/// Files stream from the blob store in fixed-size chunks, so memory stays flat for any file size.
+/// Files stream from the blob store in fixed-size chunks, so memory stays flat for any file size;
+/// small files (manifests, signatures) are kept in memory, which is safe because blobs never change.
 ///
 /// Clients append `manifest.json` to the package URL with or without a slash, so the bare base URL
 /// (with or without its trailing slash) and `<appleVersionId>manifest.json` answer with the manifest too.
 struct PackageHostingController<Context: RequestContext> {
-    let files: HostedFileQuery
+    let files: HostedFileCache
     let blobs: BlobStore
     let metrics: SoukMetrics
     let fileIO = FileIO()
+    let smallBlobs = SmallBlobCache()
 
     static var chunkSize: Int { 256 * 1024 }
     static var manifestSuffix: String { PackagePath.manifest }
@@ -85,10 +87,16 @@ struct PackageHostingController<Context: RequestContext> {
         guard request.method == .get, let range else {
             return Response(status: status, headers: headers, body: ResponseBody())
         }
+        let counter = metrics.packageBytes
+        if file.size <= smallBlobs.maxFileSize {
+            let whole = try smallBlobs.bytes(sha256: file.blobSHA256, path: blobs.path(for: file.blobSHA256))
+            let slice = whole.getSlice(at: Int(range.lowerBound), length: Int(length)) ?? ByteBuffer()
+            counter.increment(by: Int64(slice.readableBytes))
+            return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: slice))
+        }
         let source = try await fileIO.loadFile(path: blobs.path(for: file.blobSHA256),
                                                range: Int(range.lowerBound)...Int(range.upperBound),
                                                context: context, chunkLength: Self.chunkSize)
-        let counter = metrics.packageBytes
         let body = ResponseBody(contentLength: Int(length)) { writer in
             try await source.write(CountingBodyWriter(base: writer, counter: counter))
         }
