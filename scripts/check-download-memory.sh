@@ -21,9 +21,13 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 SERVER=$!
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
 rss() { awk '/VmRSS/ {print $2}' "/proc/$SERVER/status"; }
-BEFORE=$(rss)
+URL="http://127.0.0.1:$PORT/packages/6500000001/9000000001/$VARIANT"
+# Warm up first (thread pool, buffers, allocator arenas), so the growth below is what the size costs.
+curl -s -o /dev/null -H 'Range: bytes=0-16777215' "$URL"
+AFTER_WARMUP=$(rss)
+BEFORE=$AFTER_WARMUP
 PEAK=$BEFORE
-curl -s -o /dev/null --limit-rate 400M "http://127.0.0.1:$PORT/packages/6500000001/9000000001/$VARIANT" &
+curl -s -o /dev/null --limit-rate "${RATE:-400M}" "$URL" &
 CURL=$!
 while kill -0 $CURL 2>/dev/null; do
   NOW=$(rss); [ "$NOW" -gt "$PEAK" ] && PEAK=$NOW

@@ -22,7 +22,7 @@ start() {
   PIDS+=($!)
   for _ in $(seq 1 100); do
     if grep -q 'Souk is listening on' "$log"; then
-      grep -o 'Souk is listening on http://[0-9.:]*' "$log" | awk '{print $5}'
+      grep -o 'Souk is listening on https\{0,1\}://[0-9.:]*' "$log" | awk '{print $5}'
       return 0
     fi
     sleep 0.2
@@ -44,6 +44,14 @@ VARIANT=$(curl -s "$BASE$PKG/manifest.json" | python3 -c 'import json,sys; print
 [ "$(status -I "$BASE$PKG/$VARIANT")" = 200 ] || fail "HEAD"
 [ "$(status --path-as-is "$BASE$PKG/../../../souk.sqlite")" != 200 ] || fail "path escape"
 echo "smoke: SQLite server OK ($BASE)"
+
+# 1b. The same data served over HTTPS by Souk itself (--tls-cert/--tls-key).
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=127.0.0.1 \
+  -keyout "$WORK/tls.key" -out "$WORK/tls.crt" >/dev/null 2>&1 || fail "openssl could not make a test certificate"
+TLS_BASE=$(start --tls-cert "$WORK/tls.crt" --tls-key "$WORK/tls.key")
+case "$TLS_BASE" in https://*) ;; *) fail "TLS server did not report an https URL: $TLS_BASE" ;; esac
+[ "$(status --cacert "$WORK/tls.crt" "$TLS_BASE$PKG/manifest.json")" = 200 ] || fail "manifest over HTTPS"
+echo "smoke: HTTPS server OK ($TLS_BASE)"
 
 # 2. PostgreSQL: migrate, seed, two processes on one database and one data folder.
 if [ -n "${SOUK_TEST_POSTGRES_URL:-}" ]; then

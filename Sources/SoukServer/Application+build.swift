@@ -46,6 +46,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics) -> Router<SoukReq
     PackageHostingController(files: HostedFileCache(query: HostedFileQuery(database: runtime.database)),
                              blobs: runtime.blobs, metrics: metrics)
         .addRoutes(to: router.group("packages"))
+    AppIconController(catalog: runtime.catalog, blobs: runtime.blobs).addRoutes(to: router.group("apps"))
     return router
 }
 

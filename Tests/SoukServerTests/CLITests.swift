@@ -37,6 +37,8 @@ import Testing
                        "--variant-size", "20000", "--out", folder.path + "/pkg"])
         try await run(["packages", "import", folder.path + "/pkg"] + settings)
         try await run(["packages", "import", folder.path + "/pkg"] + settings)  // harmless the second time
+        try await run(["apps", "remove", "--apple-item-id", "6500000010"] + settings)
+        try await run(["apps", "reinstate", "--apple-item-id", "6500000010"] + settings)
         try await run(["apps", "takedown", "--apple-item-id", "6500000010", "--reason", "test"] + settings)
         try await run(["apps", "show", "--apple-item-id", "6500000010"] + settings)
         try await run(["accounts", "create", "--email", "Op@Example.com", "--password", "correct horse"] + settings)

@@ -9,7 +9,7 @@ extension AccessPolicy: ExpressibleByArgument {}
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps", abstract: "Manage the app catalog.",
-        subcommands: [Create.self, List.self, Show.self, Takedown.self, Reinstate.self]
+        subcommands: [Create.self, List.self, Show.self, SetIcon.self, Takedown.self, Remove.self, Reinstate.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -22,13 +22,17 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(help: "Description.") var description = ""
         @Option(help: "Developer name.") var developer = ""
         @Option(help: "public (anyone may install) or account (a signed-in account).") var access: AccessPolicy = .public
+        @Option(help: "A PNG icon (at most 2 MiB).") var icon: String?
 
         func run() async throws {
             let id = try parseAppleID(appleItemId, option: "--apple-item-id")
             try await withRuntime(settings) { runtime in
-                let app = try await runtime.catalog.createApp(AppModel(
+                var app = try await runtime.catalog.createApp(AppModel(
                     appleItemId: id, bundleId: bundleId, name: name, subtitle: subtitle, description: description,
                     developerName: developer, access: access))
+                if let icon {
+                    app = try await runtime.catalog.setIcon(appleItemId: id, pngAt: icon, blobs: runtime.blobs)
+                }
                 print("Created app \(app.appleItemId) \(app.bundleId) \"\(app.name)\" (access: \(app.access.rawValue))")
             }
         }
@@ -63,6 +67,7 @@ struct AppsCommand: AsyncParsableCommand {
                     "  developer     \(app.developerName.isEmpty ? "-" : app.developerName)",
                     "  subtitle      \(app.subtitle.isEmpty ? "-" : app.subtitle)",
                     "  access        \(app.access.rawValue)",
+                    "  icon          \(app.iconSHA256 == nil ? "-" : "\(runtime.config.publicURL)/apps/\(app.appleItemId)/icon")",
                     "  availability  \(app.availability.summary)\(app.takedownReason.map { " (\($0))" } ?? "")",
                 ]
                 let versions = try await runtime.catalog.versions(of: app)
@@ -76,6 +81,36 @@ struct AppsCommand: AsyncParsableCommand {
                     }
                 }
                 print(lines.joined(separator: "\n"))
+            }
+        }
+    }
+
+    struct SetIcon: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "set-icon", abstract: "Set an app's icon (a PNG, at most 2 MiB).")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "The app's AppleItemID.") var appleItemId: String
+        @Option(help: "The PNG file.") var icon: String
+
+        func run() async throws {
+            let id = try parseAppleID(appleItemId, option: "--apple-item-id")
+            try await withRuntime(settings) { runtime in
+                _ = try await runtime.catalog.setIcon(appleItemId: id, pngAt: icon, blobs: runtime.blobs)
+                print("Icon set: \(runtime.config.publicURL)/apps/\(id)/icon")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Mark an app as removed by its developer: devices get 404 failures and its packages stop being served.")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "The app's AppleItemID.") var appleItemId: String
+
+        func run() async throws {
+            let id = try parseAppleID(appleItemId, option: "--apple-item-id")
+            try await withRuntime(settings) { runtime in
+                let app = try await runtime.catalog.setAvailability(appleItemId: id, to: .removedByDeveloper)
+                print("Marked \(app.appleItemId) \(app.bundleId) as removed by its developer")
             }
         }
     }

@@ -67,6 +67,30 @@ public struct CatalogStore: Sendable {
         return app
     }
 
+    /// Largest icon Souk accepts (App Store icons are 1024×1024 PNGs, typically well under this).
+    public static let maxIconBytes = 2 << 20
+
+    /// Stores a PNG icon for an app in the blob store and points the app at it.
+    @discardableResult
+    public func setIcon(appleItemId: UInt64, pngAt path: String, blobs: BlobStore) async throws -> AppModel {
+        let app = try await app(appleItemId: appleItemId)
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw CatalogError.invalid("cannot read icon \(path)") }
+        let head = (try? handle.read(upToCount: 8)) ?? Data()
+        try? handle.close()
+        guard head == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else {
+            throw CatalogError.invalid("icon \(path) is not a PNG file")
+        }
+        let staged = try blobs.stage(fileAt: path)
+        guard staged.size <= Self.maxIconBytes else {
+            blobs.discard(staged)
+            throw CatalogError.invalid("icon \(path) is larger than \(Self.maxIconBytes) bytes")
+        }
+        try blobs.commit(staged)
+        app.iconSHA256 = staged.sha256
+        try await app.save(on: database.db)
+        return app
+    }
+
     // MARK: Marketplace identity
 
     /// The marketplace identity, created with defaults on first use.
