@@ -18,7 +18,9 @@ struct PackageHostingController<Context: RequestContext> {
     let fileIO = FileIO()
     let smallBlobs = SmallBlobCache()
 
-    static var chunkSize: Int { 256 * 1024 }
+    /// Measured with scripts/check-download-memory.sh: 256 KiB chunks grew the server by ~9 MB during
+    /// a 1 GiB download, 128 KiB by ~3 MB, 64 KiB by ~4 MB at ~25% more CPU per MiB served.
+    static var chunkSize: Int { 128 * 1024 }
     static var manifestSuffix: String { PackagePath.manifest }
 
     func addRoutes(to group: RouterGroup<Context>) {
