@@ -55,10 +55,10 @@ struct AppsCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show one app with its versions and package files.")
         @OptionGroup var settings: SettingsOptions
-        @Option(help: "The app's AppleItemID.") var appleItemId: String
+        @OptionGroup var selection: AppSelection
 
         func run() async throws {
-            let id = try parseAppleID(appleItemId, option: "--apple-item-id")
+            let id = try selection.appleItemId()
             try await withRuntime(settings) { runtime in
                 let app = try await runtime.catalog.app(appleItemId: id)
                 var lines = [
@@ -88,11 +88,11 @@ struct AppsCommand: AsyncParsableCommand {
     struct SetIcon: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "set-icon", abstract: "Set an app's icon (a PNG, at most 2 MiB).")
         @OptionGroup var settings: SettingsOptions
-        @Option(help: "The app's AppleItemID.") var appleItemId: String
+        @OptionGroup var selection: AppSelection
         @Option(help: "The PNG file.") var icon: String
 
         func run() async throws {
-            let id = try parseAppleID(appleItemId, option: "--apple-item-id")
+            let id = try selection.appleItemId()
             try await withRuntime(settings) { runtime in
                 _ = try await runtime.catalog.setIcon(appleItemId: id, pngAt: icon, blobs: runtime.blobs)
                 print("Icon set: \(runtime.config.publicURL)/apps/\(id)/icon")
@@ -104,10 +104,10 @@ struct AppsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Mark an app as removed by its developer: devices get 404 failures and its packages stop being served.")
         @OptionGroup var settings: SettingsOptions
-        @Option(help: "The app's AppleItemID.") var appleItemId: String
+        @OptionGroup var selection: AppSelection
 
         func run() async throws {
-            let id = try parseAppleID(appleItemId, option: "--apple-item-id")
+            let id = try selection.appleItemId()
             try await withRuntime(settings) { runtime in
                 let app = try await runtime.catalog.setAvailability(appleItemId: id, to: .removedByDeveloper)
                 print("Marked \(app.appleItemId) \(app.bundleId) as removed by its developer")
@@ -118,11 +118,11 @@ struct AppsCommand: AsyncParsableCommand {
     struct Takedown: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Take an app down: devices get 404 failures and its packages stop being served.")
         @OptionGroup var settings: SettingsOptions
-        @Option(help: "The app's AppleItemID.") var appleItemId: String
+        @OptionGroup var selection: AppSelection
         @Option(help: "Why, for the record.") var reason: String?
 
         func run() async throws {
-            let id = try parseAppleID(appleItemId, option: "--apple-item-id")
+            let id = try selection.appleItemId()
             try await withRuntime(settings) { runtime in
                 let app = try await runtime.catalog.setAvailability(appleItemId: id, to: .takenDown, reason: reason)
                 print("Took down \(app.appleItemId) \(app.bundleId)")
@@ -133,14 +133,23 @@ struct AppsCommand: AsyncParsableCommand {
     struct Reinstate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Make a taken-down or removed app available again.")
         @OptionGroup var settings: SettingsOptions
-        @Option(help: "The app's AppleItemID.") var appleItemId: String
+        @OptionGroup var selection: AppSelection
 
         func run() async throws {
-            let id = try parseAppleID(appleItemId, option: "--apple-item-id")
+            let id = try selection.appleItemId()
             try await withRuntime(settings) { runtime in
                 let app = try await runtime.catalog.setAvailability(appleItemId: id, to: .available)
                 print("Reinstated \(app.appleItemId) \(app.bundleId)")
             }
         }
+    }
+}
+
+/// `--apple-item-id N`: the app an operator command acts on.
+struct AppSelection: ParsableArguments {
+    @Option(name: .customLong("apple-item-id"), help: "The app's AppleItemID.") var text: String
+
+    func appleItemId() throws -> UInt64 {
+        try parseAppleID(text, option: "--apple-item-id")
     }
 }
