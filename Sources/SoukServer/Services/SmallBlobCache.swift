@@ -15,7 +15,8 @@ final class SmallBlobCache: Sendable {
         self.maxTotalBytes = maxTotalBytes
     }
 
-    /// The bytes of blob `sha256` at `path`, read once from disk.
+    /// The bytes of blob `sha256` at `path`, read once from disk. The read is synchronous, which is
+    /// acceptable for at most `maxFileSize` bytes once per blob per process.
     func bytes(sha256: String, path: String) throws -> ByteBuffer {
         if let cached = state.withLock({ $0.buffers[sha256] }) { return cached }
         let data = try Data(contentsOf: URL(fileURLWithPath: path))

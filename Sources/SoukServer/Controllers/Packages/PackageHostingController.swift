@@ -65,7 +65,7 @@ struct PackageHostingController<Context: RequestContext> {
         let conditions = FileRequestConditions(
             ifNoneMatch: request.headers[.ifNoneMatch],
             ifModifiedSince: request.headers[.ifModifiedSince],
-            range: request.method == .get || request.method == .head ? request.headers[.range] : nil,
+            range: request.headers[.range],
             ifRange: request.headers[.ifRange]
         )
         let status: HTTPResponse.Status
