@@ -47,6 +47,11 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics) -> Router<SoukReq
                              blobs: runtime.blobs, metrics: metrics)
         .addRoutes(to: router.group("packages"))
     AppIconController(catalog: runtime.catalog, blobs: runtime.blobs).addRoutes(to: router.group("apps"))
+    let bearer = BearerAuthenticator(tokens: runtime.tokens, realm: runtime.config.publicURL)
+    OAuthController(config: runtime.config, catalog: runtime.catalog, tokens: runtime.tokens,
+                    throttle: LoginThrottle(database: runtime.database), keys: runtime.keys, pages: Pages())
+        .addRoutes(to: router)
+    AccountAPIController(bearer: bearer, catalog: runtime.catalog).addRoutes(to: router)
     return router
 }
 

@@ -1,11 +1,15 @@
 import Hummingbird
+import NIOCore
 
 /// The request context every Souk route runs with.
-public struct SoukRequestContext: RequestContext {
+public struct SoukRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The peer's address (the proxy's, behind a reverse proxy).
+    public let remoteAddress: SocketAddress?
 
-    public init(source: Source) {
+    public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress
     }
 
     /// JSON bodies are small in every Souk API; package uploads go through the CLI, not HTTP.

@@ -14,6 +14,10 @@ public struct SoukRuntime: Sendable {
 
     public var catalog: CatalogStore { CatalogStore(database: database) }
 
+    public var tokens: TokenStore {
+        TokenStore(database: database, lifetimes: config.tokenLifetimes)
+    }
+
     public var importer: PackageImporter {
         PackageImporter(database: database, blobs: blobs, workArea: config.workDir)
     }

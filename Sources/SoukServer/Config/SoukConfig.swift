@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Logging
+import SoukCore
 import SoukStore
 
 /// Every setting Souk reads, typed and validated once at start-up.
@@ -19,6 +20,10 @@ public struct SoukConfig: Sendable {
     public var logLevel: Logger.Level
     /// PEM certificate chain and private key when Souk terminates TLS itself.
     public var tls: TLSFiles?
+    /// Lifetimes of access tokens, refresh tokens, authorization codes and install-link grants.
+    public var tokenLifetimes = TokenLifetimes()
+    /// Whether `code_challenge_method=plain` is accepted (Apple's seed allows it; S256 is what iOS sends).
+    public var allowPlainPKCE = true
 
     public struct TLSFiles: Sendable, Equatable {
         public var certificatePath: String
@@ -36,6 +41,10 @@ public struct SoukConfig: Sendable {
         ("logLevel", "SOUK_LOG_LEVEL", "--log-level", "trace, debug, info, notice, warning, error or critical (default info)"),
         ("tlsCert", "SOUK_TLS_CERT", "--tls-cert", "PEM certificate chain; with tlsKey, Souk serves HTTPS itself"),
         ("tlsKey", "SOUK_TLS_KEY", "--tls-key", "PEM private key for tlsCert"),
+        ("accessTokenSeconds", "SOUK_ACCESS_TOKEN_SECONDS", "-", "access token lifetime (default 86400, as in Apple's example)"),
+        ("refreshTokenSeconds", "SOUK_REFRESH_TOKEN_SECONDS", "-", "refresh token lifetime (default 7776000, 90 days)"),
+        ("authorizationCodeSeconds", "SOUK_AUTHORIZATION_CODE_SECONDS", "-", "authorization code lifetime (default 60)"),
+        ("allowPlainPkce", "SOUK_ALLOW_PLAIN_PKCE", "-", "accept code_challenge_method=plain (default true)"),
     ]
 
     /// A configuration for tests and tools: in-memory-free defaults rooted at `dataDir`.
@@ -118,6 +127,13 @@ public struct SoukConfig: Sendable {
         case (_, nil):
             throw reader.error("tlsKey", "(missing)", "is required when tlsCert is set")
         }
+        config.tokenLifetimes.accessToken = .seconds(try await reader.seconds("accessTokenSeconds", default: 86_400, range: 60...31_536_000))
+        config.tokenLifetimes.refreshToken = .seconds(try await reader.seconds("refreshTokenSeconds", default: 7_776_000, range: 3600...315_360_000))
+        config.tokenLifetimes.authorizationCode = .seconds(try await reader.seconds("authorizationCodeSeconds", default: 60, range: 10...600))
+        if let plain = try await reader.string("allowPlainPkce") {
+            guard let value = Bool(plain.lowercased()) else { throw reader.error("allowPlainPkce", plain, "must be true or false") }
+            config.allowPlainPKCE = value
+        }
         return config
     }
 
@@ -152,9 +168,18 @@ private struct Settings {
         }
     }
 
+    /// A whole number of seconds within `range`.
+    func seconds(_ key: String, default value: Int, range: ClosedRange<Int>) async throws -> Int {
+        guard let text = try await string(key) else { return value }
+        guard let seconds = Int(text), range.contains(seconds) else {
+            throw error(key, text, "must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return seconds
+    }
+
     func error(_ key: String, _ value: String, _ reason: String) -> ConfigError {
         let entry = SoukConfig.settings.first { $0.key == key }
-        let name = entry.map { "\(key) (\($0.env), \($0.flag))" } ?? key
+        let name = entry.map { $0.flag == "-" ? "\(key) (\($0.env))" : "\(key) (\($0.env), \($0.flag))" } ?? key
         return ConfigError(setting: name, value: value, reason: reason)
     }
 }

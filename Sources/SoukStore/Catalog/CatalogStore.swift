@@ -119,6 +119,14 @@ public struct CatalogStore: Sendable {
         return account
     }
 
+    public func account(id: UUID) async throws -> AccountModel? {
+        try await AccountModel.find(id, on: database.db)
+    }
+
+    public func account(email: String) async throws -> AccountModel? {
+        try await AccountModel.find(email: email, on: database.db)
+    }
+
     public func accounts() async throws -> [AccountModel] {
         try await AccountModel.query(on: database.db).sort(\.$email).all()
     }

@@ -9,5 +9,10 @@ enum SoukMigrations {
         CreateApp(),
         CreateAppVersion(),
         CreatePackageFile(),
+        // 002: the OAuth 2.0 authorization server
+        CreateOAuthCode(),
+        CreateOAuthToken(),
+        CreateInstallGrant(),
+        CreateLoginThrottle(),
     ]
 }

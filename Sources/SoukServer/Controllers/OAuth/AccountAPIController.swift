@@ -1,0 +1,23 @@
+import Foundation
+import Hummingbird
+import SoukStore
+
+/// `GET /api/v1/account`: who a bearer token belongs to. The simplest protected endpoint, and the
+/// one a client can call to check that its token still works.
+struct AccountAPIController<Context: RequestContext> {
+    let bearer: BearerAuthenticator
+    let catalog: CatalogStore
+
+    func addRoutes(to router: Router<Context>) {
+        router.get("api/v1/account", use: account)
+    }
+
+    @Sendable func account(_ request: Request, context: Context) async throws -> Response {
+        let identity = try await bearer.requireBearer(request)
+        guard let account = try await catalog.account(id: identity.accountID) else {
+            throw BearerChallenge(status: .forbidden, realm: bearer.realm)
+        }
+        return OAuthController<Context>.json(["email": account.email, "clientId": identity.clientId, "scope": identity.scope],
+                                             cacheControl: "no-store")
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import SoukCore
+
+/// The parameters of `GET <authorization_endpoint>` (seed 001, RFC 6749 §4.1.1, RFC 7636 §4.3),
+/// validated in the order RFC 6749 §4.1.2.1 requires: problems with the client or redirect URI are
+/// shown as a page; everything else goes back to the redirect URI as `error=…&state=…`.
+struct AuthorizationRequest: Sendable, Equatable {
+    /// The one redirect URI MarketplaceKit uses.
+    static let redirectURI = "app-distribution-oauth://"
+    /// Where a finished authorization goes: `app-distribution-oauth:?code=…&state=…` (seed 001).
+    static let redirectBase = "app-distribution-oauth:"
+
+    var clientId: String
+    var state: String?
+    var codeChallenge: String
+    var codeChallengeMethod: PKCE.Method
+    var loginHint: String?
+    var scope: String
+
+    /// How a request is refused.
+    enum Refusal: Error, Equatable {
+        /// Shown as an error page: the redirect URI or client cannot be trusted.
+        case page(String)
+        /// Sent back to the redirect URI.
+        case redirect(OAuthError, state: String?)
+    }
+
+    static func parse(_ parameters: [String: String], allowPlain: Bool) -> Result<AuthorizationRequest, Refusal> {
+        func value(_ name: String) -> String? { parameters[name].flatMap { $0.isEmpty ? nil : $0 } }
+        guard let clientId = value("client_id"), clientId.count <= 255,
+              clientId.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) else {
+            return .failure(.page("The request does not name a valid client_id."))
+        }
+        guard value("redirect_uri") == redirectURI else {
+            return .failure(.page("The redirect_uri must be \(redirectURI)."))
+        }
+        let state = value("state")
+        if let state, state.count > 512 {
+            return .failure(.redirect(OAuthError(.invalidRequest, "state is too long."), state: nil))
+        }
+        guard value("response_type") == "code" else {
+            return .failure(.redirect(OAuthError(.unsupportedResponseType, "response_type must be code."), state: state))
+        }
+        guard let challenge = value("code_challenge"), PKCE.isWellFormed(challenge) else {
+            return .failure(.redirect(OAuthError(.invalidRequest, "code_challenge must be 43–128 characters of [A-Za-z0-9-._~]."), state: state))
+        }
+        let methodText = value("code_challenge_method") ?? "plain"  // RFC 7636 §4.3 default
+        guard let method = PKCE.Method(rawValue: methodText), method == .s256 || allowPlain else {
+            return .failure(.redirect(OAuthError(.invalidRequest, "code_challenge_method must be S256\(allowPlain ? " or plain" : "")."), state: state))
+        }
+        let hint = value("login_hint").map { String($0.prefix(254)) }
+        return .success(AuthorizationRequest(clientId: clientId, state: state, codeChallenge: challenge,
+                                             codeChallengeMethod: method, loginHint: hint,
+                                             scope: value("scope") ?? TokenStoreScope.all))
+    }
+
+    /// The parameters to carry through the sign-in form.
+    var formFields: [(String, String)] {
+        var fields = [("client_id", clientId), ("redirect_uri", Self.redirectURI), ("response_type", "code"),
+                      ("code_challenge", codeChallenge), ("code_challenge_method", codeChallengeMethod.rawValue), ("scope", scope)]
+        if let state { fields.append(("state", state)) }
+        if let loginHint { fields.append(("login_hint", loginHint)) }
+        return fields
+    }
+
+    /// `app-distribution-oauth:?code=…&state=…` or `…?error=…&error_description=…&state=…`.
+    static func redirect(_ items: [(String, String?)]) -> String {
+        var components = URLComponents()
+        components.queryItems = items.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
+        // URLComponents leaves '+' and '&' in values alone in some cases; encode them strictly.
+        let query = (components.percentEncodedQuery ?? "")
+            .replacingOccurrences(of: "+", with: "%2B")
+        return redirectBase + "?" + query
+    }
+}
+
+/// The scope Souk grants (Apple's example answers `"scope": "all"`).
+enum TokenStoreScope {
+    static let all = "all"
+}

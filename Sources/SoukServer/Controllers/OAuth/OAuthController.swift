@@ -1,0 +1,257 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdBcrypt
+import NIOPosix
+import SoukCore
+import SoukStore
+
+/// The OAuth 2.0 authorization server iOS talks to (seed 001, spec §2): metadata (RFC 8414), the
+/// authorization endpoint with its sign-in page (authorization code + PKCE), the token endpoint
+/// (authorization code, refresh token, RFC 8693 token exchange) and revocation (RFC 7009).
+struct OAuthController<Context: RequestContext> {
+    let config: SoukConfig
+    let catalog: CatalogStore
+    let tokens: TokenStore
+    let throttle: LoginThrottle
+    let keys: SoukKeys
+    let pages: Pages
+
+    static var csrfCookie: String { "souk_csrf" }
+    static var tokenExchange: String { "urn:ietf:params:oauth:grant-type:token-exchange" }
+    static var accessTokenType: String { "urn:ietf:params:oauth:token-type:access_token" }
+    /// Failed sign-ins allowed per window (15 minutes) per account and per client address.
+    static var accountLimit: Int { 5 }
+    static var addressLimit: Int { 20 }
+
+    var issuer: String { config.publicURL }
+
+    func addRoutes(to router: Router<Context>) {
+        router.get(".well-known/oauth-authorization-server", use: metadata)
+        router.get(".well-known/jwks.json", use: jwks)
+        router.get("oauth/authorize", use: authorize)
+        router.post("oauth/authorize", use: signIn)
+        router.post("oauth/token", use: token)
+        router.post("oauth/revoke", use: revoke)
+    }
+
+    // MARK: Metadata
+
+    /// RFC 8414 metadata; JSON, no redirects.
+    @Sendable func metadata(_ request: Request, context: Context) async throws -> Response {
+        Self.json([
+            "issuer": issuer,
+            "authorization_endpoint": issuer + "/oauth/authorize",
+            "token_endpoint": issuer + "/oauth/token",
+            "revocation_endpoint": issuer + "/oauth/revoke",
+            "jwks_uri": issuer + "/.well-known/jwks.json",
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "refresh_token", Self.tokenExchange],
+            "code_challenge_methods_supported": config.allowPlainPKCE ? ["S256", "plain"] : ["S256"],
+            "token_endpoint_auth_methods_supported": ["none"],
+            "revocation_endpoint_auth_methods_supported": ["none"],
+            "scopes_supported": [TokenStoreScope.all],
+        ], cacheControl: "public, max-age=3600")
+    }
+
+    /// The install verification public key as a JWK set (RFC 7517).
+    @Sendable func jwks(_ request: Request, context: Context) async throws -> Response {
+        let raw = keys.installVerificationKey.publicKey.rawRepresentation
+        let marketplace = try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)
+        return Self.json(["keys": [[
+            "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256",
+            "kid": marketplace.installVerificationKeyId,
+            "x": Base64URL.encode(raw.prefix(32)), "y": Base64URL.encode(raw.suffix(32)),
+        ]]], cacheControl: "public, max-age=300")
+    }
+
+    // MARK: Authorization endpoint
+
+    /// `GET /oauth/authorize`: validates the request and shows the sign-in page.
+    @Sendable func authorize(_ request: Request, context: Context) async throws -> Response {
+        var parameters: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters { parameters[String(name)] = String(value) }
+        switch AuthorizationRequest.parse(parameters, allowPlain: config.allowPlainPKCE) {
+        case .failure(let refusal):
+            return try await refuse(refusal)
+        case .success(let authorization):
+            return try await signInPage(authorization, email: authorization.loginHint ?? "", status: .ok)
+        }
+    }
+
+    /// `POST /oauth/authorize`: checks CSRF, the throttle and the password, then redirects with a code.
+    @Sendable func signIn(_ request: Request, context: Context) async throws -> Response {
+        let form: FormBody
+        switch try await FormBody.read(request, context: context) {
+        case .success(let body): form = body
+        case .failure(let error): return try await refuse(.page(error.description))
+        }
+        let authorization: AuthorizationRequest
+        switch AuthorizationRequest.parse(form.values, allowPlain: config.allowPlainPKCE) {
+        case .success(let parsed): authorization = parsed
+        case .failure(let refusal): return try await refuse(refusal)
+        }
+        guard let cookie = request.cookies[Self.csrfCookie]?.value, let field = form["csrf_token"],
+              ConstantTime.equal(cookie, field) else {
+            return try await signInPage(authorization, email: form["email"] ?? "", status: .forbidden,
+                                        error: "Your sign-in form expired. Please try again.")
+        }
+        let email = AccountModel.normalize(email: form["email"] ?? "")
+        let password = form.values["password"] ?? ""
+        let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress ?? "unknown"
+        let rules = [LoginThrottle.Rule(key: "account:" + email, limit: Self.accountLimit),
+                     LoginThrottle.Rule(key: "address:" + address, limit: Self.addressLimit)]
+        if let wait = try await throttle.retryAfter(rules) {
+            return try await signInPage(authorization, email: email, status: .tooManyRequests,
+                                        error: "Too many attempts. Try again in \(Self.minutes(wait)).",
+                                        extraHeaders: [.retryAfter: String(wait)])
+        }
+        let account = try await catalog.account(email: email)
+        // Verify against a dummy hash when there is no account, so timing says nothing about existence.
+        let hash = account?.passwordHash ?? Self.dummyHash
+        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+        guard matches, let account, !account.disabled, let accountID = account.id else {
+            try await throttle.recordFailure(keys: rules.map(\.key))
+            return try await signInPage(authorization, email: email, status: .unauthorized,
+                                        error: "The email or password is not right.")
+        }
+        try await throttle.reset(key: "account:" + email)
+        let code = try await tokens.issueCode(accountID: accountID, clientId: authorization.clientId,
+                                              redirectURI: AuthorizationRequest.redirectURI,
+                                              challenge: authorization.codeChallenge, method: authorization.codeChallengeMethod,
+                                              scope: authorization.scope)
+        context.logger.info("authorization code issued", metadata: ["client_id": "\(authorization.clientId)"])
+        return Response(status: .found, headers: [
+            .location: AuthorizationRequest.redirect([("code", code), ("state", authorization.state)]),
+            .cacheControl: "no-store",
+        ])
+    }
+
+    private func refuse(_ refusal: AuthorizationRequest.Refusal) async throws -> Response {
+        switch refusal {
+        case .page(let message):
+            return pages.response("error", ["title": "This sign-in link is not valid", "message": message,
+                                            "marketplace": try await marketplaceName()], status: .badRequest)
+        case .redirect(let error, let state):
+            return Response(status: .found, headers: [
+                .location: AuthorizationRequest.redirect([("error", error.code.rawValue),
+                                                          ("error_description", error.description), ("state", state)]),
+                .cacheControl: "no-store",
+            ])
+        }
+    }
+
+    private func signInPage(_ authorization: AuthorizationRequest, email: String, status: HTTPResponse.Status,
+                            error: String? = nil, extraHeaders: HTTPFields = [:]) async throws -> Response {
+        let csrf = OpaqueToken.generate(.csrf)
+        var values: [String: Any] = [
+            "title": "Sign in", "marketplace": try await marketplaceName(), "action": "/oauth/authorize",
+            "csrfToken": csrf, "email": email,
+            "hidden": authorization.formFields.map { ["name": $0.0, "value": $0.1] },
+        ]
+        values["loginHint"] = authorization.loginHint
+        values["error"] = error
+        var headers = extraHeaders
+        let cookie = Cookie(name: Self.csrfCookie, value: csrf, maxAge: 1800, path: "/oauth",
+                            secure: config.publicURL.hasPrefix("https://"), httpOnly: true, sameSite: .strict)
+        headers[.setCookie] = cookie.description
+        return pages.response("sign-in", values, status: status, extraHeaders: headers)
+    }
+
+    private func marketplaceName() async throws -> String {
+        try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId).name
+    }
+
+    static func minutes(_ seconds: Int) -> String {
+        seconds < 90 ? "\(seconds) seconds" : "\((seconds + 59) / 60) minutes"
+    }
+
+    static var dummyHash: String { DummyPassword.hash }
+
+    // MARK: Token endpoint
+
+    /// `POST /oauth/token`: the three grants iOS uses. Errors are RFC 6749 JSON, never cached.
+    @Sendable func token(_ request: Request, context: Context) async throws -> Response {
+        let form: FormBody
+        switch try await FormBody.read(request, context: context) {
+        case .success(let body): form = body
+        case .failure(let error): return Self.oauthError(error)
+        }
+        guard let clientId = form["client_id"] else {
+            return Self.oauthError(OAuthError(.invalidRequest, "client_id is required."))
+        }
+        guard clientId.count <= 255 else { return Self.oauthError(OAuthError(.invalidRequest, "client_id is too long.")) }
+        let result: Result<TokenPair, OAuthError>
+        switch form["grant_type"] {
+        case "authorization_code":
+            guard let code = form["code"] else { return Self.oauthError(OAuthError(.invalidRequest, "code is required.")) }
+            if let redirect = form["redirect_uri"], redirect != AuthorizationRequest.redirectURI {
+                return Self.oauthError(OAuthError(.invalidGrant, "redirect_uri does not match the authorization request."))
+            }
+            result = try await tokens.redeemCode(code, clientId: clientId, redirectURI: form["redirect_uri"], verifier: form["code_verifier"])
+        case "refresh_token":
+            guard let refresh = form["refresh_token"] else { return Self.oauthError(OAuthError(.invalidRequest, "refresh_token is required.")) }
+            result = try await tokens.refresh(refresh, clientId: clientId)
+        case Self.tokenExchange:
+            guard let subject = form["subject_token"] else { return Self.oauthError(OAuthError(.invalidRequest, "subject_token is required.")) }
+            guard form["subject_token_type"] == Self.accessTokenType else {
+                return Self.oauthError(OAuthError(.invalidRequest, "subject_token_type must be \(Self.accessTokenType)."))
+            }
+            if let requested = form["requested_token_type"], requested != Self.accessTokenType {
+                return Self.oauthError(OAuthError(.invalidRequest, "Only access tokens can be issued."))
+            }
+            result = try await tokens.exchange(subjectToken: subject, clientId: clientId)
+        case nil:
+            return Self.oauthError(OAuthError(.invalidRequest, "grant_type is required."))
+        default:
+            return Self.oauthError(OAuthError(.unsupportedGrantType, "Supported: authorization_code, refresh_token, token exchange."))
+        }
+        switch result {
+        case .failure(let error):
+            return Self.oauthError(error)
+        case .success(let pair):
+            return Self.json([
+                "access_token": pair.accessToken,
+                "token_type": "Bearer",
+                "issued_token_type": Self.accessTokenType,
+                "expires_in": pair.expiresIn,
+                "refresh_token": pair.refreshToken,
+                "scope": pair.scope,
+            ], cacheControl: "no-store")
+        }
+    }
+
+    // MARK: Revocation
+
+    /// `POST /oauth/revoke` (RFC 7009): 200 whether or not the token was known.
+    @Sendable func revoke(_ request: Request, context: Context) async throws -> Response {
+        switch try await FormBody.read(request, context: context) {
+        case .failure(let error):
+            return Self.oauthError(error)
+        case .success(let form):
+            guard let token = form["token"] else { return Self.oauthError(OAuthError(.invalidRequest, "token is required.")) }
+            try await tokens.revoke(token: token)
+            return Response(status: .ok, headers: [.cacheControl: "no-store", .contentLength: "0"])
+        }
+    }
+
+    // MARK: JSON
+
+    static func json(_ object: [String: Any], status: HTTPResponse.Status = .ok, cacheControl: String) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: cacheControl]
+        if cacheControl == "no-store" { headers[HTTPField.Name("Pragma")!] = "no-cache" }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func oauthError(_ error: OAuthError) -> Response {
+        json(["error": error.code.rawValue, "error_description": error.description],
+             status: HTTPResponse.Status(code: error.status), cacheControl: "no-store")
+    }
+}
+
+/// A Bcrypt hash that no password matches, computed once, for sign-ins with an unknown email.
+enum DummyPassword {
+    static let hash = Bcrypt.hash("souk: no such account \(UUID())", cost: 12)
+}

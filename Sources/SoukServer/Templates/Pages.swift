@@ -1,0 +1,71 @@
+import HTTPTypes
+import Hummingbird
+import Mustache
+
+/// Server-rendered pages. Templates live here as strings (no resource bundle to lose); every
+/// `{{value}}` is HTML-escaped by Mustache, and no template uses the unescaped `{{{ }}}` form.
+struct Pages: Sendable {
+    let library: MustacheLibrary
+
+    init() {
+        var library = MustacheLibrary()
+        for (name, text) in Self.templates {
+            // The templates are constants of this file: a parse failure is a programming error.
+            library.register(try! MustacheTemplate(string: text), named: name)
+        }
+        self.library = library
+    }
+
+    /// Renders `template` into a complete HTML response with Souk's security headers.
+    func response(_ template: String, _ values: [String: Any], status: HTTPResponse.Status = .ok,
+                  extraHeaders: HTTPFields = [:]) -> Response {
+        let html = library.render(values, withTemplate: template) ?? ""
+        var headers = Self.securityHeaders
+        headers[.contentType] = "text/html; charset=utf-8"
+        for field in extraHeaders { headers.append(field) }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// No scripts, no framing, forms post only to Souk, no referrer, nothing cached.
+    static let securityHeaders: HTTPFields = [
+        .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+        HTTPField.Name("X-Frame-Options")!: "DENY",
+        HTTPField.Name("Referrer-Policy")!: "no-referrer",
+        .cacheControl: "no-store",
+    ]
+
+    static let layoutStart = """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>{{title}} · {{marketplace}}</title>
+        <style>
+        body{font-family:-apple-system,system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}
+        h1{font-size:1.5rem}label{display:block;margin:.8rem 0 .3rem}input[type=email],input[type=password]{width:100%;padding:.6rem;font-size:1rem;box-sizing:border-box}
+        button{margin-top:1.2rem;width:100%;padding:.7rem;font-size:1rem;background:#0071e3;color:#fff;border:0;border-radius:.5rem}
+        .error{background:#fde8e8;padding:.6rem;border-radius:.4rem}.hint{color:#555}
+        </style></head><body>
+        """
+
+    static let templates: [String: String] = [
+        "sign-in": layoutStart + """
+            <h1>Sign in to {{marketplace}}</h1>
+            {{#loginHint}}<p class="hint">Your device asks to sign in as <strong>{{loginHint}}</strong>.</p>{{/loginHint}}
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            <form method="post" action="{{action}}">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            {{#hidden}}<input type="hidden" name="{{name}}" value="{{value}}">
+            {{/hidden}}<label for="email">Email</label>
+            <input id="email" name="email" type="email" autocomplete="username" required value="{{email}}">
+            <label for="password">Password</label>
+            <input id="password" name="password" type="password" autocomplete="current-password" required>
+            <button type="submit">Sign in</button>
+            </form></body></html>
+            """,
+        "error": layoutStart + """
+            <h1>{{title}}</h1>
+            <p class="error" role="alert">{{message}}</p>
+            </body></html>
+            """,
+    ]
+}

@@ -1,0 +1,36 @@
+import FluentKit
+import Foundation
+
+/// A one-time authorization code, stored only as its SHA-256 (`oauth_codes`).
+public final class OAuthCodeModel: Model, @unchecked Sendable {
+    public static let schema = "oauth_codes"
+
+    @ID(key: .id) public var id: UUID?
+    @Field(key: "code_hash") public var codeHash: String
+    @Parent(key: "account_id") public var account: AccountModel
+    @Field(key: "client_id") public var clientId: String
+    @Field(key: "redirect_uri") public var redirectURI: String
+    @Field(key: "code_challenge") public var codeChallenge: String
+    @Field(key: "code_challenge_method") public var codeChallengeMethod: String
+    @Field(key: "scope") public var scope: String
+    @Field(key: "expires_at") public var expiresAt: Date
+    @OptionalField(key: "used_at") public var usedAt: Date?
+    @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
+
+    public init() {}
+}
+
+/// A single-use grant that Souk puts in a `marketplace-kit://` install link (`token=`), redeemed by
+/// the device through RFC 8693 token exchange (`install_grants`).
+public final class InstallGrantModel: Model, @unchecked Sendable {
+    public static let schema = "install_grants"
+
+    @ID(key: .id) public var id: UUID?
+    @Field(key: "grant_hash") public var grantHash: String
+    @Parent(key: "account_id") public var account: AccountModel
+    @Field(key: "expires_at") public var expiresAt: Date
+    @OptionalField(key: "used_at") public var usedAt: Date?
+    @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
+
+    public init() {}
+}
