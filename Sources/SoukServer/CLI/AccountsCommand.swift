@@ -22,7 +22,7 @@ struct AccountsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let password = try password ?? promptPassword()
-            let hash = try Passwords.hash(password)
+            let hash = try PasswordHashing.hash(password)
             try await withRuntime(settings) { runtime in
                 let account = try await runtime.catalog.createAccount(email: email, passwordHash: hash)
                 print("Created account \(account.email) (\(account.id?.uuidString ?? "?"))")
@@ -46,10 +46,10 @@ struct AccountsCommand: AsyncParsableCommand {
 }
 
 /// Password rules and hashing (Bcrypt, cost 12).
-enum Passwords {
-    static let minimumLength = 8
+public enum PasswordHashing {
+    public static let minimumLength = 8
 
-    static func hash(_ password: String) throws -> String {
+    public static func hash(_ password: String) throws -> String {
         guard password.count >= minimumLength else {
             throw ValidationError("the password must have at least \(minimumLength) characters")
         }
@@ -59,7 +59,7 @@ enum Passwords {
         return Bcrypt.hash(password, cost: 12)
     }
 
-    static func verify(_ password: String, hash: String) -> Bool {
+    public static func verify(_ password: String, hash: String) -> Bool {
         Bcrypt.verify(password, hash: hash)
     }
 }
