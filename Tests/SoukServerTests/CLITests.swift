@@ -43,6 +43,9 @@ import Testing
         try await run(["apps", "show", "--apple-item-id", "6500000010"] + settings)
         try await run(["accounts", "create", "--email", "Op@Example.com", "--password", "correct horse"] + settings)
         try await run(["keys", "show"] + settings)
+        try await run(["accounts", "reset-password", "--email", "op@example.com", "--password", "another horse"] + settings)
+        try await run(["accounts", "disable", "--email", "OP@example.com"] + settings)
+        await #expect(throws: (any Error).self) { try await run(["accounts", "disable", "--email", "nobody@example.com"] + settings) }
 
         let runtime = try await SoukRuntime.open(
             try await SoukConfig.load(flags: ["dataDir": folder.path + "/data", "databaseUrl": settings.count > 2 ? settings[3] : nil]
@@ -53,6 +56,9 @@ import Testing
         #expect(app.access == .account)
         #expect(try await runtime.catalog.versions(of: app).map(\.shortVersionString) == ["1.2"])
         #expect(try await runtime.catalog.accounts().map(\.email) == ["op@example.com"])
+        let account = try await runtime.catalog.requireAccount(email: "op@example.com")
+        #expect(account.disabled)
+        #expect(PasswordHashing.verify("another horse", hash: account.passwordHash))
         await runtime.close()
         await drop()
     }

@@ -11,7 +11,7 @@ import Glibc
 struct AccountsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accounts", abstract: "Manage accounts.",
-        subcommands: [Create.self, List.self]
+        subcommands: [Create.self, List.self, ResetPassword.self, Disable.self, Enable.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -40,6 +40,58 @@ struct AccountsCommand: AsyncParsableCommand {
                 print(Table(["EMAIL", "STATUS", "CREATED"], accounts.map {
                     [$0.email, $0.disabled ? "disabled" : "active", $0.createdAt.map(Table.date) ?? "-"]
                 }).render())
+            }
+        }
+    }
+}
+
+extension AccountsCommand {
+    struct ResetPassword: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset-password", abstract: "Set a new password and sign the account out everywhere.")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "Email address of the account.") var email: String
+        @Option(help: "New password (at least 8 characters); prompted for when omitted.") var password: String?
+
+        func run() async throws {
+            let hash = try PasswordHashing.hash(try password ?? promptPassword())
+            try await withRuntime(settings) { runtime in
+                let account = try await runtime.catalog.requireAccount(email: email)
+                account.passwordHash = hash
+                try await account.save(on: runtime.database.db)
+                try await runtime.tokens.revokeAll(accountID: try account.requireID())
+                print("New password set for \(account.email); its devices must sign in again")
+            }
+        }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Disable an account: its tokens stop working at once (403).")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "Email address of the account.") var email: String
+
+        func run() async throws {
+            try await withRuntime(settings) { runtime in
+                let account = try await runtime.catalog.requireAccount(email: email)
+                account.disabled = true
+                try await account.save(on: runtime.database.db)
+                try await runtime.tokens.revokeAll(accountID: try account.requireID())
+                print("Disabled \(account.email) and revoked its tokens")
+            }
+        }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Enable a disabled account (it signs in again to get tokens).")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "Email address of the account.") var email: String
+
+        func run() async throws {
+            try await withRuntime(settings) { runtime in
+                let account = try await runtime.catalog.requireAccount(email: email)
+                account.disabled = false
+                try await account.save(on: runtime.database.db)
+                print("Enabled \(account.email)")
             }
         }
     }

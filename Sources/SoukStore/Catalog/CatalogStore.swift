@@ -127,6 +127,13 @@ public struct CatalogStore: Sendable {
         try await AccountModel.find(email: email, on: database.db)
     }
 
+    public func requireAccount(email: String) async throws -> AccountModel {
+        guard let account = try await account(email: email) else {
+            throw CatalogError.notFound("no account with email \(AccountModel.normalize(email: email))")
+        }
+        return account
+    }
+
     public func accounts() async throws -> [AccountModel] {
         try await AccountModel.query(on: database.db).sort(\.$email).all()
     }
