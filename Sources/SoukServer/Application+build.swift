@@ -48,8 +48,14 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics) -> Router<SoukReq
         .addRoutes(to: router.group("packages"))
     AppIconController(catalog: runtime.catalog, blobs: runtime.blobs).addRoutes(to: router.group("apps"))
     let bearer = BearerAuthenticator(tokens: runtime.tokens, realm: runtime.config.publicURL)
-    OAuthController(config: runtime.config, catalog: runtime.catalog, tokens: runtime.tokens,
-                    throttle: LoginThrottle(database: runtime.database), keys: runtime.keys, pages: Pages())
+    let pages = Pages()
+    let sessions = WebSessionStore(database: runtime.database)
+    let passwords = PasswordSignIn(catalog: runtime.catalog, throttle: LoginThrottle(database: runtime.database))
+    OAuthController(config: runtime.config, catalog: runtime.catalog, tokens: runtime.tokens, passwords: passwords,
+                    sessions: sessions, keys: runtime.keys, pages: pages)
+        .addRoutes(to: router)
+    WebController(config: runtime.config, catalog: runtime.catalog, tokens: runtime.tokens, sessions: sessions,
+                  passwords: passwords, keys: runtime.keys, pages: pages)
         .addRoutes(to: router)
     AccountAPIController(bearer: bearer, catalog: runtime.catalog).addRoutes(to: router)
     return router

@@ -24,6 +24,8 @@ public struct SoukConfig: Sendable {
     public var tokenLifetimes = TokenLifetimes()
     /// Whether `code_challenge_method=plain` is accepted (Apple's seed allows it; S256 is what iOS sends).
     public var allowPlainPKCE = true
+    /// Whether people may create their own accounts on the website (`/signup`).
+    public var signUpEnabled = false
 
     public struct TLSFiles: Sendable, Equatable {
         public var certificatePath: String
@@ -45,6 +47,7 @@ public struct SoukConfig: Sendable {
         ("refreshTokenSeconds", "SOUK_REFRESH_TOKEN_SECONDS", "-", "refresh token lifetime (default 7776000, 90 days)"),
         ("authorizationCodeSeconds", "SOUK_AUTHORIZATION_CODE_SECONDS", "-", "authorization code lifetime (default 60)"),
         ("allowPlainPkce", "SOUK_ALLOW_PLAIN_PKCE", "-", "accept code_challenge_method=plain (default true)"),
+        ("signUp", "SOUK_SIGN_UP", "-", "let people create accounts at /signup (default false)"),
     ]
 
     /// A configuration for tests and tools: in-memory-free defaults rooted at `dataDir`.
@@ -133,6 +136,10 @@ public struct SoukConfig: Sendable {
         if let plain = try await reader.string("allowPlainPkce") {
             guard let value = Bool(plain.lowercased()) else { throw reader.error("allowPlainPkce", plain, "must be true or false") }
             config.allowPlainPKCE = value
+        }
+        if let signUp = try await reader.string("signUp") {
+            guard let value = Bool(signUp.lowercased()) else { throw reader.error("signUp", signUp, "must be true or false") }
+            config.signUpEnabled = value
         }
         return config
     }

@@ -60,6 +60,47 @@ struct Pages: Sendable {
             <label for="password">Password</label>
             <input id="password" name="password" type="password" autocomplete="current-password" required>
             <button type="submit">Sign in</button>
+            </form>{{#signUp}}<p><a href="/signup">Create an account</a></p>{{/signUp}}</body></html>
+            """,
+        "continue": layoutStart + """
+            <h1>Sign in to {{marketplace}}</h1>
+            {{#loginHint}}<p class="hint">Your device asks to sign in as <strong>{{loginHint}}</strong>.</p>{{/loginHint}}
+            <form method="post" action="/oauth/authorize">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <input type="hidden" name="continue" value="1">
+            {{#hidden}}<input type="hidden" name="{{name}}" value="{{value}}">
+            {{/hidden}}<button type="submit">Continue as {{email}}</button>
+            </form>
+            <p><a href="{{otherAccount}}">Use another account</a></p>
+            </body></html>
+            """,
+        "account": layoutStart + """
+            <h1>Your account</h1>
+            <p>Signed in as <strong>{{email}}</strong>.</p>
+            {{#notice}}<p class="hint" role="status">{{notice}}</p>{{/notice}}
+            <h2>Devices</h2>
+            {{^devices}}<p class="hint">No device is signed in.</p>{{/devices}}
+            <ul>{{#devices}}
+            <li><strong>{{clientId}}</strong> · signed in {{signedIn}} · last used {{lastUsed}}
+            <form method="post" action="/account/devices/sign-out"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <input type="hidden" name="client_id" value="{{clientId}}"><button type="submit">Sign out this device</button></form></li>
+            {{/devices}}</ul>
+            {{#hasDevices}}<form method="post" action="/account/devices/sign-out"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <button type="submit">Sign out all devices</button></form>{{/hasDevices}}
+            <form method="post" action="/signout"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <button type="submit">Sign out of this browser</button></form>
+            </body></html>
+            """,
+        "sign-up": layoutStart + """
+            <h1>Create an account on {{marketplace}}</h1>
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            <form method="post" action="/signup">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="email">Email</label>
+            <input id="email" name="email" type="email" autocomplete="username" required value="{{email}}">
+            <label for="password">Password (at least 8 characters)</label>
+            <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8">
+            <button type="submit">Create account</button>
             </form></body></html>
             """,
         "error": layoutStart + """

@@ -261,3 +261,27 @@ extension Duration {
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }
+
+extension TokenStore {
+    /// A device signed in to an account: one per `client_id` with live tokens.
+    public struct Device: Sendable, Equatable {
+        public var clientId: String
+        public var signedInAt: Date
+        public var lastUsedAt: Date?
+    }
+
+    /// The account's devices, most recently used first.
+    public func devices(accountID: UUID) async throws -> [Device] {
+        let tokens = try await OAuthTokenModel.query(on: database.db)
+            .filter(\.$account.$id == accountID).filter(\.$revokedAt == nil).filter(\.$expiresAt > now()).all()
+        var byClient: [String: Device] = [:]
+        for token in tokens {
+            let created = token.createdAt ?? now()
+            var device = byClient[token.clientId] ?? Device(clientId: token.clientId, signedInAt: created, lastUsedAt: nil)
+            device.signedInAt = min(device.signedInAt, created)
+            if let used = token.lastUsedAt { device.lastUsedAt = max(device.lastUsedAt ?? used, used) }
+            byClient[token.clientId] = device
+        }
+        return byClient.values.sorted { ($0.lastUsedAt ?? $0.signedInAt) > ($1.lastUsedAt ?? $1.signedInAt) }
+    }
+}

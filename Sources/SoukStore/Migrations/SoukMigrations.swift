@@ -14,5 +14,6 @@ enum SoukMigrations {
         CreateOAuthToken(),
         CreateInstallGrant(),
         CreateLoginThrottle(),
+        CreateWebSession(),
     ]
 }

@@ -2,8 +2,6 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdBcrypt
-import NIOPosix
 import SoukCore
 import SoukStore
 
@@ -14,16 +12,14 @@ struct OAuthController<Context: RequestContext> {
     let config: SoukConfig
     let catalog: CatalogStore
     let tokens: TokenStore
-    let throttle: LoginThrottle
+    let passwords: PasswordSignIn
+    let sessions: WebSessionStore
     let keys: SoukKeys
     let pages: Pages
 
     static var csrfCookie: String { "souk_csrf" }
     static var tokenExchange: String { "urn:ietf:params:oauth:grant-type:token-exchange" }
     static var accessTokenType: String { "urn:ietf:params:oauth:token-type:access_token" }
-    /// Failed sign-ins allowed per window (15 minutes) per account and per client address.
-    static var accountLimit: Int { 5 }
-    static var addressLimit: Int { 20 }
 
     var issuer: String { config.publicURL }
 
@@ -76,8 +72,32 @@ struct OAuthController<Context: RequestContext> {
         case .failure(let refusal):
             return try await refuse(refusal)
         case .success(let authorization):
+            if parameters["prompt"] != "login", let session = try await webSession(request) {
+                return try await continuePage(authorization, session: session, parameters: parameters)
+            }
             return try await signInPage(authorization, email: authorization.loginHint ?? "", status: .ok)
         }
+    }
+
+    /// "Continue as …": one tap for a person already signed in on the website.
+    private func continuePage(_ authorization: AuthorizationRequest, session: WebSessionStore.Session,
+                              parameters: [String: String]) async throws -> Response {
+        var other = URLComponents()
+        other.path = "/oauth/authorize"
+        other.queryItems = parameters.merging(["prompt": "login"]) { $1 }.sorted { $0.key < $1.key }
+            .map { URLQueryItem(name: $0.key, value: $0.value) }
+        var values: [String: Any] = [
+            "title": "Sign in", "marketplace": try await marketplaceName(), "email": session.account.email,
+            "csrfToken": session.csrfToken, "otherAccount": other.string ?? "/oauth/authorize",
+            "hidden": authorization.formFields.map { ["name": $0.0, "value": $0.1] },
+        ]
+        values["loginHint"] = authorization.loginHint
+        return pages.response("continue", values)
+    }
+
+    private func webSession(_ request: Request) async throws -> WebSessionStore.Session? {
+        guard let cookie = request.cookies[WebController<Context>.sessionCookie]?.value else { return nil }
+        return try await sessions.find(cookie)
     }
 
     /// `POST /oauth/authorize`: checks CSRF, the throttle and the password, then redirects with a code.
@@ -92,31 +112,38 @@ struct OAuthController<Context: RequestContext> {
         case .success(let parsed): authorization = parsed
         case .failure(let refusal): return try await refuse(refusal)
         }
+        if form["continue"] == "1" {
+            guard let session = try await webSession(request), let field = form["csrf_token"],
+                  ConstantTime.equal(session.csrfToken, field) else {
+                return try await signInPage(authorization, email: authorization.loginHint ?? "", status: .forbidden,
+                                            error: "Your session ended. Please sign in.")
+            }
+            return try await redirectWithCode(authorization, accountID: try session.account.requireID(), context: context)
+        }
         guard let cookie = request.cookies[Self.csrfCookie]?.value, let field = form["csrf_token"],
               ConstantTime.equal(cookie, field) else {
             return try await signInPage(authorization, email: form["email"] ?? "", status: .forbidden,
                                         error: "Your sign-in form expired. Please try again.")
         }
         let email = AccountModel.normalize(email: form["email"] ?? "")
-        let password = form.values["password"] ?? ""
         let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress ?? "unknown"
-        let rules = [LoginThrottle.Rule(key: "account:" + email, limit: Self.accountLimit),
-                     LoginThrottle.Rule(key: "address:" + address, limit: Self.addressLimit)]
-        if let wait = try await throttle.retryAfter(rules) {
+        let accountID: UUID
+        switch try await passwords.attempt(email: email, password: form.values["password"] ?? "", address: address) {
+        case .throttled(let wait):
             return try await signInPage(authorization, email: email, status: .tooManyRequests,
-                                        error: "Too many attempts. Try again in \(Self.minutes(wait)).",
+                                        error: "Too many attempts. Try again in \(PasswordSignIn.minutes(wait)).",
                                         extraHeaders: [.retryAfter: String(wait)])
-        }
-        let account = try await catalog.account(email: email)
-        // Verify against a dummy hash when there is no account, so timing says nothing about existence.
-        let hash = account?.passwordHash ?? Self.dummyHash
-        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
-        guard matches, let account, !account.disabled, let accountID = account.id else {
-            try await throttle.recordFailure(keys: rules.map(\.key))
+        case .refused:
             return try await signInPage(authorization, email: email, status: .unauthorized,
                                         error: "The email or password is not right.")
+        case .signedIn(let account):
+            accountID = try account.requireID()
         }
-        try await throttle.reset(key: "account:" + email)
+        return try await redirectWithCode(authorization, accountID: accountID, context: context)
+    }
+
+    /// Issues the one-time code and sends the device back to `app-distribution-oauth:`.
+    private func redirectWithCode(_ authorization: AuthorizationRequest, accountID: UUID, context: Context) async throws -> Response {
         let code = try await tokens.issueCode(accountID: accountID, clientId: authorization.clientId,
                                               redirectURI: AuthorizationRequest.redirectURI,
                                               challenge: authorization.codeChallenge, method: authorization.codeChallengeMethod,
@@ -152,6 +179,7 @@ struct OAuthController<Context: RequestContext> {
         ]
         values["loginHint"] = authorization.loginHint
         values["error"] = error
+        values["signUp"] = config.signUpEnabled
         var headers = extraHeaders
         let cookie = Cookie(name: Self.csrfCookie, value: csrf, maxAge: 1800, path: "/oauth",
                             secure: config.publicURL.hasPrefix("https://"), httpOnly: true, sameSite: .strict)
@@ -163,11 +191,6 @@ struct OAuthController<Context: RequestContext> {
         try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId).name
     }
 
-    static func minutes(_ seconds: Int) -> String {
-        seconds < 90 ? "\(seconds) seconds" : "\((seconds + 59) / 60) minutes"
-    }
-
-    static var dummyHash: String { DummyPassword.hash }
 
     // MARK: Token endpoint
 
@@ -249,9 +272,4 @@ struct OAuthController<Context: RequestContext> {
         json(["error": error.code.rawValue, "error_description": error.description],
              status: HTTPResponse.Status(code: error.status), cacheControl: "no-store")
     }
-}
-
-/// A Bcrypt hash that no password matches, computed once, for sign-ins with an unknown email.
-enum DummyPassword {
-    static let hash = Bcrypt.hash("souk: no such account \(UUID())", cost: 12)
 }

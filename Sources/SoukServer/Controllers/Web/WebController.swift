@@ -1,0 +1,183 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// The website's account pages: sign in, sign out, sign up (when enabled) and the account page
+/// with the person's devices. Sessions live in the database; every form carries a CSRF token.
+struct WebController<Context: RequestContext> {
+    let config: SoukConfig
+    let catalog: CatalogStore
+    let tokens: TokenStore
+    let sessions: WebSessionStore
+    let passwords: PasswordSignIn
+    let keys: SoukKeys
+    let pages: Pages
+
+    static var sessionCookie: String { "souk_session" }
+    /// Double-submit CSRF cookie for the signed-out forms (sign in, sign up).
+    static var formCookie: String { "souk_form" }
+
+    func addRoutes(to router: Router<Context>) {
+        router.get("signin", use: signInPage)
+        router.post("signin", use: signIn)
+        router.post("signout", use: signOut)
+        router.get("signup", use: signUpPage)
+        router.post("signup", use: signUp)
+        router.get("account", use: account)
+        router.post("account/devices/sign-out", use: signOutDevices)
+    }
+
+    var secure: Bool { config.publicURL.hasPrefix("https://") }
+
+    // MARK: Signed out
+
+    @Sendable func signInPage(_ request: Request, context: Context) async throws -> Response {
+        if try await session(request) != nil { return Self.seeOther("/account") }
+        return try await signInForm(email: "", error: nil, status: .ok)
+    }
+
+    @Sendable func signIn(_ request: Request, context: Context) async throws -> Response {
+        guard let form = try await checkedForm(request, context: context) else {
+            return try await signInForm(email: "", error: "Your sign-in form expired. Please try again.", status: .forbidden)
+        }
+        let email = form["email"] ?? ""
+        let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress ?? "unknown"
+        switch try await passwords.attempt(email: email, password: form.values["password"] ?? "", address: address) {
+        case .throttled(let wait):
+            return try await signInForm(email: email, error: "Too many attempts. Try again in \(PasswordSignIn.minutes(wait)).",
+                                        status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)])
+        case .refused:
+            return try await signInForm(email: email, error: "The email or password is not right.", status: .unauthorized)
+        case .signedIn(let account):
+            return try await startSession(for: account)
+        }
+    }
+
+    @Sendable func signUpPage(_ request: Request, context: Context) async throws -> Response {
+        guard config.signUpEnabled else { throw Problem(.notFound, "Sign-up is not open on this marketplace.") }
+        return try await signUpForm(email: "", error: nil, status: .ok)
+    }
+
+    @Sendable func signUp(_ request: Request, context: Context) async throws -> Response {
+        guard config.signUpEnabled else { throw Problem(.notFound, "Sign-up is not open on this marketplace.") }
+        guard let form = try await checkedForm(request, context: context) else {
+            return try await signUpForm(email: "", error: "The form expired. Please try again.", status: .forbidden)
+        }
+        let email = form["email"] ?? ""
+        let hash: String
+        do {
+            hash = try PasswordHashing.hash(form.values["password"] ?? "")
+        } catch {
+            return try await signUpForm(email: email, error: "The password needs at least \(PasswordHashing.minimumLength) characters.",
+                                        status: .badRequest)
+        }
+        do {
+            return try await startSession(for: try await catalog.createAccount(email: email, passwordHash: hash))
+        } catch let error as CatalogError {
+            // A taken address gets the same calm answer as a bad one, without confirming who has an account.
+            let message = if case .invalid = error { "That is not an email address." } else { "That email address cannot be used." }
+            return try await signUpForm(email: email, error: message, status: .badRequest)
+        }
+    }
+
+    // MARK: Signed in
+
+    @Sendable func account(_ request: Request, context: Context) async throws -> Response {
+        guard let session = try await session(request) else { return Self.seeOther("/signin") }
+        let devices = try await tokens.devices(accountID: try session.account.requireID())
+        var values: [String: Any] = [
+            "title": "Your account", "marketplace": try await marketplaceName(), "email": session.account.email,
+            "csrfToken": session.csrfToken, "hasDevices": !devices.isEmpty,
+            "devices": devices.map { device in
+                ["clientId": device.clientId, "signedIn": Self.format(device.signedInAt),
+                 "lastUsed": device.lastUsedAt.map(Self.format) ?? "never", "csrfToken": session.csrfToken]
+            },
+        ]
+        if request.uri.queryParameters["signed-out"] != nil { values["notice"] = "Signed out." }
+        return pages.response("account", values)
+    }
+
+    /// Signs out one device (`client_id`) or, without one, every device of the account.
+    @Sendable func signOutDevices(_ request: Request, context: Context) async throws -> Response {
+        guard let session = try await session(request) else { return Self.seeOther("/signin") }
+        guard case .success(let form) = try await FormBody.read(request, context: context),
+              let field = form["csrf_token"], ConstantTime.equal(field, session.csrfToken) else {
+            throw Problem(.forbidden, "The form expired. Reload the page and try again.")
+        }
+        try await tokens.revokeAll(accountID: try session.account.requireID(), clientId: form["client_id"])
+        return Self.seeOther("/account?signed-out=1")
+    }
+
+    @Sendable func signOut(_ request: Request, context: Context) async throws -> Response {
+        guard let cookie = request.cookies[Self.sessionCookie]?.value, let session = try await sessions.find(cookie) else {
+            return Self.seeOther("/signin")
+        }
+        guard case .success(let form) = try await FormBody.read(request, context: context),
+              let field = form["csrf_token"], ConstantTime.equal(field, session.csrfToken) else {
+            throw Problem(.forbidden, "The form expired. Reload the page and try again.")
+        }
+        try await sessions.delete(cookie)
+        var response = Self.seeOther("/signin")
+        response.headers[.setCookie] = Cookie(name: Self.sessionCookie, value: "", maxAge: 0, path: "/", secure: secure,
+                                              httpOnly: true, sameSite: .lax).description
+        return response
+    }
+
+    // MARK: Helpers
+
+    private func session(_ request: Request) async throws -> WebSessionStore.Session? {
+        guard let cookie = request.cookies[Self.sessionCookie]?.value else { return nil }
+        return try await sessions.find(cookie)
+    }
+
+    private func startSession(for account: AccountModel) async throws -> Response {
+        let token = try await sessions.create(accountID: try account.requireID())
+        var response = Self.seeOther("/account")
+        response.headers[.setCookie] = Cookie(name: Self.sessionCookie, value: token, maxAge: Int(sessions.lifetime), path: "/",
+                                              secure: secure, httpOnly: true, sameSite: .lax).description
+        return response
+    }
+
+    /// The form, when its CSRF field matches the form cookie; nil otherwise.
+    private func checkedForm(_ request: Request, context: Context) async throws -> FormBody? {
+        guard case .success(let form) = try await FormBody.read(request, context: context),
+              let cookie = request.cookies[Self.formCookie]?.value, let field = form["csrf_token"],
+              ConstantTime.equal(cookie, field) else { return nil }
+        return form
+    }
+
+    private func signInForm(email: String, error: String?, status: HTTPResponse.Status, extraHeaders: HTTPFields = [:]) async throws -> Response {
+        try await formPage("sign-in", ["title": "Sign in", "action": "/signin", "email": email, "hidden": [[String: String]](),
+                                       "signUp": config.signUpEnabled], error: error, status: status, extraHeaders: extraHeaders)
+    }
+
+    private func signUpForm(email: String, error: String?, status: HTTPResponse.Status) async throws -> Response {
+        try await formPage("sign-up", ["title": "Create an account", "email": email], error: error, status: status)
+    }
+
+    private func formPage(_ template: String, _ base: [String: Any], error: String?, status: HTTPResponse.Status,
+                          extraHeaders: HTTPFields = [:]) async throws -> Response {
+        let csrf = OpaqueToken.generate(.csrf)
+        var values = base
+        values["marketplace"] = try await marketplaceName()
+        values["csrfToken"] = csrf
+        values["error"] = error
+        var headers = extraHeaders
+        headers[.setCookie] = Cookie(name: Self.formCookie, value: csrf, maxAge: 1800, path: "/", secure: secure,
+                                     httpOnly: true, sameSite: .strict).description
+        return pages.response(template, values, status: status, extraHeaders: headers)
+    }
+
+    private func marketplaceName() async throws -> String {
+        try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId).name
+    }
+
+    static func seeOther(_ location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    static func format(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon)) + " UTC"
+    }
+}

@@ -1,0 +1,68 @@
+import FluentKit
+import Foundation
+import SoukCore
+
+/// A signed-in browser (`web_sessions`): the cookie holds a random token, the table its SHA-256.
+public final class WebSessionModel: Model, @unchecked Sendable {
+    public static let schema = "web_sessions"
+
+    @ID(key: .id) public var id: UUID?
+    @Field(key: "token_hash") public var tokenHash: String
+    @Parent(key: "account_id") public var account: AccountModel
+    /// The per-session CSRF token every form of the signed-in pages carries.
+    @Field(key: "csrf_token") public var csrfToken: String
+    @Field(key: "expires_at") public var expiresAt: Date
+    @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
+
+    public init() {}
+}
+
+/// Web sign-in sessions, stored in the database so every Souk process shares them.
+public struct WebSessionStore: Sendable {
+    let database: SoukDatabase
+    public let lifetime: TimeInterval
+    let now: @Sendable () -> Date
+
+    public init(database: SoukDatabase, lifetime: TimeInterval = 7 * 86_400, now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.lifetime = lifetime
+        self.now = now
+    }
+
+    /// A signed-in session: the account and the CSRF token for its forms.
+    public struct Session: Sendable {
+        public var account: AccountModel
+        public var csrfToken: String
+    }
+
+    /// Starts a session; returns the cookie value.
+    public func create(accountID: UUID) async throws -> String {
+        let token = OpaqueToken.generate(.session)
+        let model = WebSessionModel()
+        model.tokenHash = OpaqueToken.hash(token)
+        model.$account.id = accountID
+        model.csrfToken = OpaqueToken.generate(.csrf)
+        model.expiresAt = now() + lifetime
+        try await model.create(on: database.db)
+        return token
+    }
+
+    /// The live session behind a cookie value, if any (expired sessions and disabled accounts are none).
+    public func find(_ token: String) async throws -> Session? {
+        guard let model = try await WebSessionModel.query(on: database.db).filter(\.$tokenHash == OpaqueToken.hash(token))
+            .with(\.$account).first(), model.expiresAt > now(), !model.account.disabled else {
+            return nil
+        }
+        return Session(account: model.account, csrfToken: model.csrfToken)
+    }
+
+    /// Ends a session.
+    public func delete(_ token: String) async throws {
+        try await WebSessionModel.query(on: database.db).filter(\.$tokenHash == OpaqueToken.hash(token)).delete()
+    }
+
+    /// Ends every session of an account.
+    public func deleteAll(accountID: UUID) async throws {
+        try await WebSessionModel.query(on: database.db).filter(\.$account.$id == accountID).delete()
+    }
+}

@@ -1,0 +1,19 @@
+import FluentKit
+
+struct CreateWebSession: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema("web_sessions")
+            .id()
+            .field("token_hash", .string, .required)
+            .field("account_id", .uuid, .required, .references("accounts", "id", onDelete: .cascade))
+            .field("csrf_token", .string, .required)
+            .field("expires_at", .datetime, .required)
+            .field("created_at", .datetime)
+            .unique(on: "token_hash")
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema("web_sessions").delete()
+    }
+}
