@@ -39,7 +39,11 @@ import Testing
     /// Reads the sign-in page: the CSRF cookie and the hidden fields to post back.
     static func signInForm(_ response: TestResponse) throws -> (cookie: String, fields: [String: String]) {
         let setCookie = try #require(response.headers[.setCookie])
-        let cookie = String(setCookie.split(separator: ";")[0])
+        return (String(setCookie.split(separator: ";")[0]), try hiddenFields(response))
+    }
+
+    /// The hidden inputs of a page's form, unescaped.
+    static func hiddenFields(_ response: TestResponse) throws -> [String: String] {
         let html = String(buffer: response.body)
         var fields: [String: String] = [:]
         let pattern = try NSRegularExpression(pattern: #"<input type="hidden" name="([^"]+)" value="([^"]*)">"#)
@@ -50,7 +54,7 @@ import Testing
                 .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&quot;", with: "\"")
             fields[name] = value
         }
-        return (cookie, fields)
+        return fields
     }
 
     /// Runs the browser part of the login and returns the redirect's query items.

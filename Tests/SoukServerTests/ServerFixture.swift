@@ -11,12 +11,14 @@ struct ServerFixture {
     /// Opens a runtime on `backend`, lets `prepare` fill it, then runs `test` against the application.
     static func with(
         _ backend: TestBackend,
+        configure: (inout SoukConfig) -> Void = { _ in },
         prepare: (SoukRuntime, StorePaths) async throws -> Void = { _, _ in },
         _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         let folder = try TemporaryFolder()
         let (location, drop) = try await backend.makeLocation(dataDir: folder.path)
-        let config = SoukConfig(dataDir: folder.path + "/data", port: 0, publicURL: "https://souk.test", database: location)
+        var config = SoukConfig(dataDir: folder.path + "/data", port: 0, publicURL: "https://souk.test", database: location)
+        configure(&config)
         let runtime = try await SoukRuntime.open(config, logger: testLogger(), migrate: true)
         do {
             try await prepare(runtime, StorePaths(folder: folder.path))
