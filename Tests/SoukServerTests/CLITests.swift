@@ -94,6 +94,10 @@ import Testing
         let settings = ["--data-dir", folder.path + "/data"]
         try await run(["demo", "seed"] + settings)
         try await run(["demo", "seed"] + settings)
+        try await run(["links", "install", "--apple-item-id", "6446000003", "--account", "demo@souk.example"] + settings)
+        await #expect(throws: (any Error).self) {
+            try await run(["links", "install", "--apple-item-id", "6446000003", "--account", "nobody@souk.example"] + settings)
+        }
         let runtime = try await SoukRuntime.open(SoukConfig(dataDir: folder.path + "/data"), logger: testLogger())
         let apps = try await runtime.catalog.apps()
         #expect(apps.count == 3)

@@ -120,11 +120,13 @@ public struct TokenStore: Sendable {
     // MARK: Install-link grants (RFC 8693 subject tokens)
 
     /// A single-use, short-lived grant naming `accountID`, for a `marketplace-kit://` install link.
-    public func issueInstallGrant(accountID: UUID) async throws -> String {
+    /// With `appleItemId`, the exchange records the install of that app on the exchanging device.
+    public func issueInstallGrant(accountID: UUID, appleItemId: UInt64? = nil) async throws -> String {
         let grant = OpaqueToken.generate(.installGrant)
         let model = InstallGrantModel()
         model.grantHash = OpaqueToken.hash(grant)
         model.$account.id = accountID
+        model.appleItemIdColumn = appleItemId.map(AppleIDColumn.store)
         model.expiresAt = now() + lifetimes.installGrant.timeInterval
         try await model.create(on: database.db)
         return grant
@@ -135,11 +137,14 @@ public struct TokenStore: Sendable {
         let claimed = try await sql.raw("""
             UPDATE install_grants SET used_at = \(bind: now())
             WHERE grant_hash = \(bind: OpaqueToken.hash(subjectToken)) AND used_at IS NULL AND expires_at > \(bind: now())
-            RETURNING account_id
+            RETURNING account_id, apple_item_id
             """).first()
         guard let accountID = try claimed?.decode(column: "account_id", as: UUID.self),
               try await activeAccount(accountID) else {
             return .failure(OAuthError(.invalidGrant, "The subject_token is invalid, expired or already used."))
+        }
+        if let app = try claimed?.decode(column: "apple_item_id", as: Int64?.self) {
+            try await InstallLedger(database: database).record(accountID: accountID, appleItemId: AppleIDColumn.load(app), clientId: clientId)
         }
         return .success(try await issuePair(accountID: accountID, clientId: clientId, scope: Self.defaultScope,
                                             familyId: UUID(), codeId: nil))

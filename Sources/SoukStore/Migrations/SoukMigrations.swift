@@ -15,5 +15,6 @@ enum SoukMigrations {
         CreateInstallGrant(),
         CreateLoginThrottle(),
         CreateWebSession(),
+        CreateInstall(),
     ]
 }

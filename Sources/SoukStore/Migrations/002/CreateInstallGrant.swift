@@ -6,6 +6,7 @@ struct CreateInstallGrant: AsyncMigration {
             .id()
             .field("grant_hash", .string, .required)
             .field("account_id", .uuid, .required, .references("accounts", "id", onDelete: .cascade))
+            .field("apple_item_id", .int64)
             .field("expires_at", .datetime, .required)
             .field("used_at", .datetime)
             .field("created_at", .datetime)

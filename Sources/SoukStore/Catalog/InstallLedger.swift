@@ -1,0 +1,32 @@
+import FluentKit
+import Foundation
+import SQLKit
+import SoukCore
+
+/// Which apps each account has installed, on which devices (`installs`), so that install
+/// verification tokens say `download` for an account's first install of an app and `redownload`
+/// after that (advertisers see the difference).
+public struct InstallLedger: Sendable {
+    let database: SoukDatabase
+
+    public init(database: SoukDatabase) {
+        self.database = database
+    }
+
+    /// The download type the next install of `appleItemId` by this account gets.
+    public func downloadType(accountID: UUID, appleItemId: UInt64) async throws -> DownloadType {
+        let row = try await database.sql.raw("""
+            SELECT id FROM installs WHERE account_id = \(bind: accountID) AND apple_item_id = \(bind: AppleIDColumn.store(appleItemId))
+            LIMIT 1
+            """).first()
+        return row == nil ? .download : .redownload
+    }
+
+    /// Records an install of `appleItemId` by the account on the device `clientId` (when known).
+    public func record(accountID: UUID, appleItemId: UInt64, clientId: String?) async throws {
+        try await database.sql.raw("""
+            INSERT INTO installs (id, account_id, apple_item_id, client_id, created_at)
+            VALUES (\(bind: UUID()), \(bind: accountID), \(bind: AppleIDColumn.store(appleItemId)), \(bind: clientId), \(bind: Date()))
+            """).run()
+    }
+}

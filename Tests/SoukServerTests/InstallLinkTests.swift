@@ -1,0 +1,97 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import JWTKit
+import SoukCore
+import SoukServer
+import SoukStore
+import SoukTestSupport
+import Testing
+
+@Suite struct InstallLinkTests {
+    static func prepare(_ runtime: SoukRuntime, _ paths: ServerFixture.StorePaths) async throws {
+        try await OAuthTests.prepareAccount(runtime, paths)
+        try await runtime.importSample(in: paths.folder)
+        let marketplace = try await runtime.catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId)
+        marketplace.appleItemId = 6_446_000_000
+        try await runtime.catalog.updateMarketplace(marketplace)
+    }
+
+    static func items(_ link: InstallLink) -> [String: String] {
+        var items: [String: String] = [:]
+        for item in URLComponents(string: link.url)?.queryItems ?? [] { items[item.name] = item.value }
+        return items
+    }
+
+    @Test(arguments: TestBackend.available)
+    func aLinkCarriesAVerifiableTokenAndASingleUseGrant(_ backend: TestBackend) async throws {
+        let box = Box<SoukRuntime>()
+        try await ServerFixture.with(backend, prepare: { runtime, paths in
+            try await Self.prepare(runtime, paths)
+            box.value = runtime
+        }) { client in
+            let runtime = box.value!
+            let link = try await InstallLinks(runtime: runtime).make(appleItemId: 6_500_000_001, email: "ADA@example.com")
+            #expect(link.url.hasPrefix("marketplace-kit://install?alternativeDistributionPackage=https%3A%2F%2Fsouk.test%2Fpackages%2F"))
+            let items = Self.items(link)
+            #expect(items["alternativeDistributionPackage"] == "https://souk.test/packages/6500000001/9000000001/")
+            #expect(items["account"] == "ada@example.com")
+            #expect(items["appShareURL"] == "https://souk.test/apps/6500000001")
+
+            // The token verifies against the published JWKS and says what Apple expects.
+            let jwks = String(buffer: try await client.execute(uri: "/.well-known/jwks.json", method: .get).body)
+            let keys = try await JWTKeyCollection().add(jwksJSON: jwks)
+            let claims = try await keys.verify(try #require(items["installVerificationToken"]), as: InstallVerificationClaims.self)
+            #expect(claims.iss == "6446000000")
+            #expect(claims.aud == "AppleDownloadVerification-v1")
+            #expect(claims.bid == "org.example.sample")
+            #expect(claims.iid == "6500000001")
+            #expect(claims.vid == "9000000001")
+            #expect(claims.exp - claims.iat == 1200)
+            #expect(claims.dtype == .download)
+            #expect(UUID(uuidString: claims.nonce) != nil)
+
+            // The grant is exchanged once for tokens bound to the device; that records the install.
+            let body = OAuthTests.form([
+                "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange", "client_id": "web-iphone",
+                "subject_token": try #require(items["token"]),
+                "subject_token_type": "urn:ietf:params:oauth:token-type:access_token",
+                "issued_token_type": "urn:ietf:params:oauth:token-type:access_token",
+            ])
+            let exchanged = try await client.execute(uri: "/oauth/token", method: .post, headers: OAuthTests.formHeaders, body: body)
+            #expect(exchanged.status == .ok)
+            let access = try #require(try OAuthTests.json(exchanged)["access_token"] as? String)
+            let me = try OAuthTests.json(try await client.execute(uri: "/api/v1/account", method: .get,
+                                                                  headers: [.authorization: "Bearer \(access)"]))
+            #expect(me["clientId"] as? String == "web-iphone")
+            let again = try await client.execute(uri: "/oauth/token", method: .post, headers: OAuthTests.formHeaders, body: body)
+            #expect(try OAuthTests.json(again)["error"] as? String == "invalid_grant")
+
+            // The next link for the same account and app is a redownload, with a fresh nonce.
+            let second = try await InstallLinks(runtime: runtime).make(appleItemId: 6_500_000_001, email: "ada@example.com")
+            let secondClaims = try await keys.verify(try #require(Self.items(second)["installVerificationToken"]), as: InstallVerificationClaims.self)
+            #expect(secondClaims.dtype == .redownload)
+            #expect(secondClaims.nonce != claims.nonce)
+        }
+    }
+
+    @Test func linksAreRefusedForUnavailableAppsUnknownAccountsAndAnUnsetMarketplace() async throws {
+        let box = Box<SoukRuntime>()
+        try await ServerFixture.with(.sqlite, prepare: { runtime, paths in
+            try await OAuthTests.prepareAccount(runtime, paths)
+            try await runtime.importSample(in: paths.folder)
+            box.value = runtime
+        }) { _ in
+            let links = InstallLinks(runtime: box.value!)
+            await #expect(throws: CatalogError.self) { try await links.make(appleItemId: 6_500_000_001, email: "ada@example.com") }
+            let marketplace = try await box.value!.catalog.marketplace(defaultKeyId: "k")
+            marketplace.appleItemId = 1
+            try await box.value!.catalog.updateMarketplace(marketplace)
+            await #expect(throws: CatalogError.self) { try await links.make(appleItemId: 6_500_000_001, email: "nobody@example.com") }
+            await #expect(throws: CatalogError.self) { try await links.make(appleItemId: 6_500_000_999, email: "ada@example.com") }
+            try await box.value!.catalog.setAvailability(appleItemId: 6_500_000_001, to: .takenDown)
+            await #expect(throws: CatalogError.self) { try await links.make(appleItemId: 6_500_000_001, email: "ada@example.com") }
+        }
+    }
+}
