@@ -260,4 +260,15 @@ import Testing
             #expect(try await Self.signIn(client).0.status == .tooManyRequests)
         }
     }
+
+    @Test func plainPKCECanBeSwitchedOff() async throws {
+        try await ServerFixture.with(.sqlite, configure: { $0.allowPlainPKCE = false }) { client in
+            let metadata = try Self.json(try await client.execute(uri: "/.well-known/oauth-authorization-server", method: .get))
+            #expect(metadata["code_challenge_methods_supported"] as? [String] == ["S256"])
+            let plain = try await client.execute(uri: Self.authorizeURI(challenge: Self.verifier, method: "plain"), method: .get)
+            #expect(plain.status == .found)
+            #expect(plain.headers[.location]?.contains("error=invalid_request") == true)
+            #expect(try await client.execute(uri: Self.authorizeURI(), method: .get).status == .ok)
+        }
+    }
 }

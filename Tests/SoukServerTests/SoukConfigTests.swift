@@ -34,6 +34,18 @@ import Testing
         #expect(config.database == .sqlite(path: "/from/flag/souk.sqlite"))
     }
 
+    @Test func authorizationServerSettingsAreRead() async throws {
+        let config = try await SoukConfig.load(flags: [:], environment: [
+            "SOUK_ACCESS_TOKEN_SECONDS": "3600", "SOUK_REFRESH_TOKEN_SECONDS": "86400", "SOUK_AUTHORIZATION_CODE_SECONDS": "90",
+            "SOUK_ALLOW_PLAIN_PKCE": "false", "SOUK_SIGN_UP": "TRUE",
+        ])
+        #expect(config.tokenLifetimes.accessToken == .seconds(3600))
+        #expect(config.tokenLifetimes.refreshToken == .seconds(86_400))
+        #expect(config.tokenLifetimes.authorizationCode == .seconds(90))
+        #expect(!config.allowPlainPKCE)
+        #expect(config.signUpEnabled)
+    }
+
     @Test func aPostgresURLSwitchesTheDatabase() async throws {
         let config = try await SoukConfig.load(flags: [:], environment: ["SOUK_DATABASE_URL": "postgres://souk:secret@db:5432/souk"])
         #expect(config.database == .postgres(url: "postgres://souk:secret@db:5432/souk"))
@@ -48,6 +60,9 @@ import Testing
         ("SOUK_DATABASE_URL", "mysql://x@y/z", "databaseUrl (SOUK_DATABASE_URL, --database-url)"),
         ("SOUK_LOG_LEVEL", "loud", "logLevel (SOUK_LOG_LEVEL, --log-level)"),
         ("SOUK_TLS_CERT", "/nonexistent.pem", "tlsKey (SOUK_TLS_KEY, --tls-key)"),
+        ("SOUK_ALLOW_PLAIN_PKCE", "maybe", "allowPlainPkce (SOUK_ALLOW_PLAIN_PKCE)"),
+        ("SOUK_ACCESS_TOKEN_SECONDS", "5", "accessTokenSeconds (SOUK_ACCESS_TOKEN_SECONDS)"),
+        ("SOUK_SIGN_UP", "yes please", "signUp (SOUK_SIGN_UP)"),
     ])
     func aBadSettingStopsStartUpNamingIt(_ variable: String, _ value: String, _ setting: String) async throws {
         let error = await #expect(throws: ConfigError.self) {
