@@ -60,6 +60,7 @@ extension AccountsCommand {
                 account.passwordHash = hash
                 try await account.save(on: runtime.database.db)
                 try await runtime.tokens.revokeAll(accountID: try account.requireID())
+                try await WebSessionStore(database: runtime.database).deleteAll(accountID: try account.requireID())
                 print("New password set for \(account.email); its devices must sign in again")
             }
         }
@@ -71,13 +72,7 @@ extension AccountsCommand {
         @Option(help: "Email address of the account.") var email: String
 
         func run() async throws {
-            try await withRuntime(settings) { runtime in
-                let account = try await runtime.catalog.requireAccount(email: email)
-                account.disabled = true
-                try await account.save(on: runtime.database.db)
-                try await runtime.tokens.revokeAll(accountID: try account.requireID())
-                print("Disabled \(account.email) and revoked its tokens")
-            }
+            try await setDisabled(true, email: email, settings: settings)
         }
     }
 
@@ -87,13 +82,22 @@ extension AccountsCommand {
         @Option(help: "Email address of the account.") var email: String
 
         func run() async throws {
-            try await withRuntime(settings) { runtime in
-                let account = try await runtime.catalog.requireAccount(email: email)
-                account.disabled = false
-                try await account.save(on: runtime.database.db)
-                print("Enabled \(account.email)")
-            }
+            try await setDisabled(false, email: email, settings: settings)
         }
+    }
+}
+
+/// Disables an account (revoking every token and web session it has) or enables it again.
+private func setDisabled(_ disabled: Bool, email: String, settings: SettingsOptions) async throws {
+    try await withRuntime(settings) { runtime in
+        let account = try await runtime.catalog.requireAccount(email: email)
+        account.disabled = disabled
+        try await account.save(on: runtime.database.db)
+        if disabled {
+            try await runtime.tokens.revokeAll(accountID: try account.requireID())
+            try await WebSessionStore(database: runtime.database).deleteAll(accountID: try account.requireID())
+        }
+        print(disabled ? "Disabled \(account.email) and signed it out everywhere" : "Enabled \(account.email)")
     }
 }
 
