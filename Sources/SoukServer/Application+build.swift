@@ -58,6 +58,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics) -> Router<SoukReq
                   passwords: passwords, keys: runtime.keys, pages: pages)
         .addRoutes(to: router)
     AccountAPIController(bearer: bearer, catalog: runtime.catalog).addRoutes(to: router)
+    MarketplaceKitConfigController(config: runtime.config, catalog: runtime.catalog, keys: runtime.keys).addRoutes(to: router)
     return router
 }
 

@@ -9,7 +9,7 @@ extension AccessPolicy: ExpressibleByArgument {}
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps", abstract: "Manage the app catalog.",
-        subcommands: [Create.self, List.self, Show.self, SetIcon.self, Takedown.self, Remove.self, Reinstate.self]
+        subcommands: [Create.self, List.self, Show.self, SetIcon.self, Override.self, Takedown.self, Remove.self, Reinstate.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -96,6 +96,61 @@ struct AppsCommand: AsyncParsableCommand {
             try await withRuntime(settings) { runtime in
                 _ = try await runtime.catalog.setIcon(appleItemId: id, pngAt: icon, blobs: runtime.blobs)
                 print("Icon set: \(runtime.config.publicURL)/apps/\(id)/icon")
+            }
+        }
+    }
+
+    struct Override: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give one app its own restore/updates/license endpoints in /.well-known/marketplace-kit.")
+        @OptionGroup var settings: SettingsOptions
+        @OptionGroup var selection: AppSelection
+        @Option(help: "The app's restore URL.") var restoreUrl: String?
+        @Option(help: "The app's updates URL.") var updatesUrl: String?
+        @Option(help: "Hours between update checks (at least 24).") var pollingInterval: Int?
+        @Option(help: "dynamicLicenseURL.") var licenseDynamicUrl: String?
+        @Option(help: "licenseRenewalURL.") var licenseRenewalUrl: String?
+        @Option(help: "licenseResolutionURL.") var licenseResolutionUrl: String?
+        @Option(help: "signingCertificateURL.") var licenseSigningCertificateUrl: String?
+        @Option(help: "encryptionCertificateURL.") var licenseEncryptionCertificateUrl: String?
+        @Flag(help: "Remove the app's override.") var clear = false
+
+        func validate() throws {
+            let urls = [("--restore-url", restoreUrl), ("--updates-url", updatesUrl), ("--license-dynamic-url", licenseDynamicUrl),
+                        ("--license-renewal-url", licenseRenewalUrl), ("--license-resolution-url", licenseResolutionUrl),
+                        ("--license-signing-certificate-url", licenseSigningCertificateUrl),
+                        ("--license-encryption-certificate-url", licenseEncryptionCertificateUrl)]
+            for (option, value) in urls {
+                guard let value else { continue }
+                guard let url = URLComponents(string: value), let scheme = url.scheme?.lowercased(),
+                      scheme == "https" || scheme == "http", url.host?.isEmpty == false else {
+                    throw ValidationError("\(option) must be an absolute https:// URL, got '\(value)'")
+                }
+            }
+            if let pollingInterval, pollingInterval < 24 {
+                throw ValidationError("--polling-interval is in hours and must be at least 24 (the OS polls at most daily)")
+            }
+        }
+
+        func run() async throws {
+            let id = try selection.appleItemId()
+            try await withRuntime(settings) { runtime in
+                if clear {
+                    let removed = try await runtime.catalog.clearOverride(appleItemId: id)
+                    print(removed ? "Removed the override of \(id)" : "App \(id) had no override")
+                    return
+                }
+                let override = try await runtime.catalog.override(appleItemId: id)
+                if let restoreUrl { override.restoreURL = restoreUrl }
+                if let updatesUrl { override.updatesURL = updatesUrl }
+                if let pollingInterval { override.pollingIntervalHours = pollingInterval }
+                if let licenseDynamicUrl { override.dynamicLicenseURL = licenseDynamicUrl }
+                if let licenseRenewalUrl { override.licenseRenewalURL = licenseRenewalUrl }
+                if let licenseResolutionUrl { override.licenseResolutionURL = licenseResolutionUrl }
+                if let licenseSigningCertificateUrl { override.signingCertificateURL = licenseSigningCertificateUrl }
+                if let licenseEncryptionCertificateUrl { override.encryptionCertificateURL = licenseEncryptionCertificateUrl }
+                try await runtime.catalog.saveOverride(override)
+                print("Override saved for \(id): \(runtime.config.publicURL)/.well-known/marketplace-kit")
             }
         }
     }

@@ -26,6 +26,8 @@ public struct SoukConfig: Sendable {
     public var allowPlainPKCE = true
     /// Whether people may create their own accounts on the website (`/signup`).
     public var signUpEnabled = false
+    /// `updates.pollingInterval` of `/.well-known/marketplace-kit`, in hours (never below 24).
+    public var updatesPollingHours = 24
 
     public struct TLSFiles: Sendable, Equatable {
         public var certificatePath: String
@@ -48,6 +50,7 @@ public struct SoukConfig: Sendable {
         ("authorizationCodeSeconds", "SOUK_AUTHORIZATION_CODE_SECONDS", "-", "authorization code lifetime (default 60)"),
         ("allowPlainPkce", "SOUK_ALLOW_PLAIN_PKCE", "-", "accept code_challenge_method=plain (default true)"),
         ("signUp", "SOUK_SIGN_UP", "-", "let people create accounts at /signup (default false)"),
+        ("updatesPollingHours", "SOUK_UPDATES_POLLING_HOURS", "-", "hours between update checks, at least 24 (default 24)"),
     ]
 
     /// A configuration for tests and tools: in-memory-free defaults rooted at `dataDir`.
@@ -137,6 +140,7 @@ public struct SoukConfig: Sendable {
             guard let value = Bool(plain.lowercased()) else { throw reader.error("allowPlainPkce", plain, "must be true or false") }
             config.allowPlainPKCE = value
         }
+        config.updatesPollingHours = try await reader.seconds("updatesPollingHours", default: 24, range: 24...8760)
         if let signUp = try await reader.string("signUp") {
             guard let value = Bool(signUp.lowercased()) else { throw reader.error("signUp", signUp, "must be true or false") }
             config.signUpEnabled = value
@@ -175,11 +179,11 @@ private struct Settings {
         }
     }
 
-    /// A whole number of seconds within `range`.
+    /// A whole number (of seconds, or of the unit the setting names) within `range`.
     func seconds(_ key: String, default value: Int, range: ClosedRange<Int>) async throws -> Int {
         guard let text = try await string(key) else { return value }
         guard let seconds = Int(text), range.contains(seconds) else {
-            throw error(key, text, "must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound)")
+            throw error(key, text, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return seconds
     }

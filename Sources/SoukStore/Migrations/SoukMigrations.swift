@@ -16,5 +16,7 @@ enum SoukMigrations {
         CreateLoginThrottle(),
         CreateWebSession(),
         CreateInstall(),
+        // 003: MarketplaceKit app data
+        CreateAppOverride(),
     ]
 }
