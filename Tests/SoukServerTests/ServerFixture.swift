@@ -46,15 +46,17 @@ extension SoukRuntime {
     @discardableResult
     func importSample(appleItemId: UInt64 = 6_500_000_001, appleVersionId: UInt64 = 9_000_000_001,
                       bundleId: String = "org.example.sample", variantSize: Int = 100_000,
+                      minimumOS: String = "17.0", releaseDate: Date? = nil, access: AccessPolicy = .public,
                       in folder: String) async throws -> PackageManifest {
         if try await AppModel.find(appleItemId: appleItemId, on: database.db) == nil {
-            try await catalog.createApp(AppModel(appleItemId: appleItemId, bundleId: bundleId, name: "Sample"))
+            try await catalog.createApp(AppModel(appleItemId: appleItemId, bundleId: bundleId, name: "Sample", access: access))
         }
         let out = "\(folder)/sample-\(appleVersionId)"
         let manifest = try SamplePackageMaker(appleItemId: appleItemId, appleVersionId: appleVersionId, bundleId: bundleId,
-                                              shortVersion: "1.0", bundleVersion: "1", minimumOS: OSVersion("17.0")!,
+                                              shortVersion: "1.\(appleVersionId % 100)", bundleVersion: "\(appleVersionId % 100)",
+                                              minimumOS: OSVersion(minimumOS)!,
                                               variantSize: variantSize, chunkSize: 16_384).write(to: out)
-        _ = try await importer.importPackage(at: out)
+        _ = try await importer.importPackage(at: out, releaseDate: releaseDate)
         return manifest
     }
 }

@@ -1,0 +1,74 @@
+import Foundation
+
+/// A version as the restore and updates rules see it.
+public struct CatalogVersion: Sendable, Equatable {
+    public var appleVersionId: UInt64
+    public var bundleVersion: String
+    public var shortVersionString: String
+    public var platforms: [Platform]
+    public var minimumOS: [Platform: OSVersion]
+    public var releaseDate: Date
+
+    public init(appleVersionId: UInt64, bundleVersion: String, shortVersionString: String, platforms: [Platform],
+                minimumOS: [Platform: OSVersion], releaseDate: Date) {
+        self.appleVersionId = appleVersionId
+        self.bundleVersion = bundleVersion
+        self.shortVersionString = shortVersionString
+        self.platforms = platforms
+        self.minimumOS = minimumOS
+        self.releaseDate = releaseDate
+    }
+}
+
+/// Which version a device gets (spec §5–§6).
+public enum VersionChoice {
+    /// iPads install iOS packages: a request from iPadOS matches `ipados` and `ios`.
+    static func platforms(for requested: Platform) -> [Platform] {
+        requested == .iPadOS ? [.iPadOS, .iOS] : [requested]
+    }
+
+    /// A version is offered only when the request's platform is among its platforms and the OS is at
+    /// least that platform's minimum (compared numerically: 17.10 > 17.4).
+    public static func isCompatible(_ version: CatalogVersion, platform: Platform, osVersion: OSVersion) -> Bool {
+        for candidate in platforms(for: platform) where version.platforms.contains(candidate) {
+            if let minimum = version.minimumOS[candidate], osVersion < minimum { continue }
+            return true
+        }
+        return false
+    }
+
+    /// Newest first, by release date then by id so the order is total.
+    public static func newestFirst(_ versions: [CatalogVersion]) -> [CatalogVersion] {
+        versions.sorted { ($0.releaseDate, $0.appleVersionId) > ($1.releaseDate, $1.appleVersionId) }
+    }
+
+    /// `restore`: the requested version when it exists and is compatible, otherwise the newest compatible one.
+    public static func restore(_ versions: [CatalogVersion], requested: UInt64?, platform: Platform, osVersion: OSVersion) -> CatalogVersion? {
+        let compatible = newestFirst(versions).filter { isCompatible($0, platform: platform, osVersion: osVersion) }
+        if let requested, let exact = compatible.first(where: { $0.appleVersionId == requested }) { return exact }
+        return compatible.first
+    }
+
+    /// What `updates` answers for one app.
+    public enum UpdateOutcome: Sendable, Equatable {
+        /// A newer compatible version: offer it.
+        case newer(CatalogVersion)
+        /// The installed version is the newest compatible one: leave the app out.
+        case current
+        /// Nothing the device can run: a 404 failure.
+        case noCompatibleVersion
+    }
+
+    /// `updates`: the newest compatible version released after the installed one. An unknown or
+    /// absent (`"0"`) installed version gets the newest compatible one.
+    public static func update(_ versions: [CatalogVersion], installed: UInt64?, platform: Platform, osVersion: OSVersion) -> UpdateOutcome {
+        let ordered = newestFirst(versions)
+        guard let newestIndex = ordered.firstIndex(where: { isCompatible($0, platform: platform, osVersion: osVersion) }) else {
+            return .noCompatibleVersion
+        }
+        guard let installed, let current = ordered.firstIndex(where: { $0.appleVersionId == installed }) else {
+            return .newer(ordered[newestIndex])
+        }
+        return newestIndex < current ? .newer(ordered[newestIndex]) : .current
+    }
+}
