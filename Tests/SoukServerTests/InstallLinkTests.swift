@@ -95,3 +95,28 @@ import Testing
         }
     }
 }
+
+@Suite struct DeveloperTokenTests {
+    @Test func aDeveloperTokenIsAnES256JWTForAppStoreConnect() async throws {
+        let box = Box<SoukRuntime>()
+        try await ServerFixture.with(.sqlite, prepare: { runtime, paths in
+            try await InstallLinkTests.prepare(runtime, paths)
+            box.value = runtime
+        }) { client in
+            let token = try await box.value!.developerRelationshipToken(developerId: "ABC123-dev")
+            let header = try #require(Data(base64Encoded: Self.padded(String(token.split(separator: ".")[0]))))
+            #expect(String(decoding: header, as: UTF8.self).contains(#""alg":"ES256""#))
+            let jwks = String(buffer: try await client.execute(uri: "/.well-known/jwks.json", method: .get).body)
+            let claims = try await JWTKeyCollection().add(jwksJSON: jwks).verify(token, as: DeveloperRelationshipClaims.self)
+            #expect(claims.iss == "6446000000")
+            #expect(claims.aud == "appstoreconnect-v1")
+            #expect(claims.pid == "ABC123-dev")
+            #expect(claims.exp - claims.iat < 7 * 86_400)
+        }
+    }
+
+    static func padded(_ base64url: String) -> String {
+        let base = base64url.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        return base + String(repeating: "=", count: (4 - base.count % 4) % 4)
+    }
+}

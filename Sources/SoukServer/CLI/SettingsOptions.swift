@@ -50,9 +50,9 @@ func withRuntime<T>(_ settings: SettingsOptions, migrate: Bool = false,
 }
 
 /// A failure an operator can act on: printed as `Error: …`, exit code 1.
-struct CommandFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct CommandFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// Parses an AppleItemID or AppleVersionID option.

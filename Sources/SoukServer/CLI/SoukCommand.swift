@@ -7,7 +7,7 @@ public struct SoukCommand: AsyncParsableCommand {
         abstract: "An alternative iOS app marketplace server (MarketplaceKit) and in-app commerce backend.",
         subcommands: [
             ServeCommand.self, MigrateCommand.self, AccountsCommand.self, AppsCommand.self,
-            PackagesCommand.self, KeysCommand.self, MarketplaceCommand.self, LinksCommand.self, DemoCommand.self,
+            PackagesCommand.self, KeysCommand.self, MarketplaceCommand.self, LinksCommand.self, DevelopersCommand.self, DemoCommand.self,
         ]
     )
 
