@@ -58,6 +58,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics) -> Router<SoukReq
                   passwords: passwords, keys: runtime.keys, pages: pages)
         .addRoutes(to: router)
     AccountAPIController(bearer: bearer, catalog: runtime.catalog).addRoutes(to: router)
+    AppPagesController(runtime: runtime, sessions: sessions, pages: pages).addRoutes(to: router)
     MarketplaceKitConfigController(config: runtime.config, catalog: runtime.catalog, keys: runtime.keys).addRoutes(to: router)
     AppDataController(config: runtime.config, apps: AppDataQuery(database: runtime.database), catalog: runtime.catalog,
                       ledger: InstallLedger(database: runtime.database), bearer: bearer, keys: runtime.keys)

@@ -3,7 +3,8 @@ import Hummingbird
 import Mustache
 
 /// Server-rendered pages. Templates live here as strings (no resource bundle to lose); every
-/// `{{value}}` is HTML-escaped by Mustache, and no template uses the unescaped `{{{ }}}` form.
+/// `{{value}}` is HTML-escaped by Mustache. The one unescaped `{{{jsonLD}}}` holds JSON that
+/// `AppPagesController.jsonLD` made safe for a `<script>` element (`<`, `>`, `&` as `\u00XX`).
 struct Pages: Sendable {
     let library: MustacheLibrary
 
@@ -44,6 +45,7 @@ struct Pages: Sendable {
         h1{font-size:1.5rem}label{display:block;margin:.8rem 0 .3rem}input[type=email],input[type=password]{width:100%;padding:.6rem;font-size:1rem;box-sizing:border-box}
         button{margin-top:1.2rem;width:100%;padding:.7rem;font-size:1rem;background:#0071e3;color:#fff;border:0;border-radius:.5rem}
         .error{background:#fde8e8;padding:.6rem;border-radius:.4rem}.hint{color:#555}
+        a.install{display:block;text-align:center;padding:.7rem;background:#0071e3;color:#fff;border-radius:.5rem;text-decoration:none}
         </style></head><body>
         """
 
@@ -102,6 +104,39 @@ struct Pages: Sendable {
             <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8">
             <button type="submit">Create account</button>
             </form></body></html>
+            """,
+        "catalog": layoutStart + """
+            <h1>{{marketplace}}</h1>
+            {{^apps}}<p class="hint">No apps yet.</p>{{/apps}}
+            <ul>{{#apps}}
+            <li><a href="{{url}}"><strong>{{name}}</strong></a>{{#subtitle}} · {{subtitle}}{{/subtitle}}{{#developer}} · {{developer}}{{/developer}}</li>
+            {{/apps}}</ul>
+            <p><a href="/account">Your account</a></p>
+            </body></html>
+            """,
+        "app": layoutStart + """
+            <script type="application/ld+json">{{{jsonLD}}}</script>
+            {{#icon}}<img src="{{icon}}" alt="" width="96" height="96">{{/icon}}
+            <h1>{{name}}</h1>
+            {{#subtitle}}<p class="hint">{{subtitle}}</p>{{/subtitle}}
+            {{#developer}}<p>By {{developer}}</p>{{/developer}}
+            <p>{{description}}</p>
+            {{#signedIn}}<form method="post" action="{{installAction}}">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <button type="submit">Install</button></form>{{/signedIn}}
+            {{^signedIn}}<p><a href="/signin">Sign in to install</a></p>{{/signedIn}}
+            <h2>Versions</h2>
+            <ul>{{#versions}}<li>{{shortVersion}} ({{bundleVersion}}) · released {{released}} · {{requirements}}</li>
+            {{/versions}}</ul>
+            <p><a href="/apps">All apps</a></p>
+            </body></html>
+            """,
+        "install": layoutStart + """
+            <h1>Install {{name}}</h1>
+            <p>Tap to install on this iPhone or iPad. The link works once, for the next 10 minutes.</p>
+            <p><a class="install" href="{{link}}">Install {{name}}</a></p>
+            <p class="hint"><a href="{{appURL}}">Back to {{name}}</a></p>
+            </body></html>
             """,
         "error": layoutStart + """
             <h1>{{title}}</h1>

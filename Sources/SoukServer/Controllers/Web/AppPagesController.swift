@@ -1,0 +1,125 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// The public app pages: `/apps` (the catalog), `/apps/<appleItemId>` (the `appShareURL`, with
+/// schema.org `MobileApplication` JSON-LD for Spotlight), the Install button (a POST that answers
+/// with a fresh `marketplace-kit://install` link for the signed-in person) and `/sitemap.xml`.
+struct AppPagesController<Context: RequestContext> {
+    let runtime: SoukRuntime
+    let sessions: WebSessionStore
+    let pages: Pages
+
+    var catalog: CatalogStore { runtime.catalog }
+    var base: String { runtime.config.publicURL }
+
+    func addRoutes(to router: Router<Context>) {
+        router.get("apps", use: catalogPage)
+        router.get("apps/:appleItemId", use: appPage)
+        router.post("apps/:appleItemId/install", use: install)
+        router.get("sitemap.xml", use: sitemap)
+    }
+
+    @Sendable func catalogPage(_ request: Request, context: Context) async throws -> Response {
+        let apps = try await catalog.apps().filter { $0.availability == .available }
+        return pages.response("catalog", [
+            "title": "Apps", "marketplace": try await marketplaceName(),
+            "apps": apps.map { ["name": $0.name, "subtitle": $0.subtitle, "developer": $0.developerName, "url": "/apps/\($0.appleItemId)"] },
+        ])
+    }
+
+    @Sendable func appPage(_ request: Request, context: Context) async throws -> Response {
+        let app = try await availableApp(context)
+        let versions = try await catalog.versions(of: app)
+        let session = try await session(request)
+        var values: [String: Any] = [
+            "title": app.name, "marketplace": try await marketplaceName(), "name": app.name, "subtitle": app.subtitle,
+            "developer": app.developerName, "description": app.appDescription,
+            "signedIn": session != nil, "csrfToken": session?.csrfToken ?? "", "installAction": "/apps/\(app.appleItemId)/install",
+            "versions": versions.map { version in
+                ["shortVersion": version.shortVersionString, "bundleVersion": version.bundleVersion,
+                 "released": Self.day(version.releaseDate),
+                 "requirements": version.minimumOS.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value) or later" }.joined(separator: ", ")]
+            },
+            "jsonLD": try Self.jsonLD(app: app, latest: versions.first, pageURL: "\(base)/apps/\(app.appleItemId)", base: base),
+        ]
+        if app.iconSHA256 != nil { values["icon"] = "/apps/\(app.appleItemId)/icon" }
+        return pages.response("app", values)
+    }
+
+    /// The Install button: a fresh link for the signed-in person, shown for a tap (never redirected to).
+    @Sendable func install(_ request: Request, context: Context) async throws -> Response {
+        let app = try await availableApp(context)
+        guard let session = try await session(request) else { return WebController<Context>.seeOther("/signin") }
+        guard case .success(let form) = try await FormBody.read(request, context: context),
+              let field = form["csrf_token"], ConstantTime.equal(field, session.csrfToken) else {
+            throw Problem(.forbidden, "The form expired. Reload the page and try again.")
+        }
+        let link = try await InstallLinks(runtime: runtime).make(appleItemId: app.appleItemId, email: session.account.email)
+        return pages.response("install", ["title": "Install \(app.name)", "marketplace": try await marketplaceName(),
+                                          "name": app.name, "link": link.url, "appURL": "/apps/\(app.appleItemId)"])
+    }
+
+    @Sendable func sitemap(_ request: Request, context: Context) async throws -> Response {
+        let apps = try await catalog.apps().filter { $0.availability == .available }
+        let entries = apps.map { "  <url><loc>\(Self.xmlEscape("\(base)/apps/\($0.appleItemId)"))</loc></url>" }
+        let xml = (["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"]
+                   + entries + ["</urlset>", ""]).joined(separator: "\n")
+        return Response(status: .ok, headers: [.contentType: "application/xml; charset=utf-8", .cacheControl: "public, max-age=300"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: xml)))
+    }
+
+    // MARK: Helpers
+
+    private func availableApp(_ context: Context) async throws -> AppModel {
+        guard let id = AppleID.parse(try context.parameters.require("appleItemId")),
+              let app = try? await catalog.app(appleItemId: id), app.availability == .available else {
+            throw Problem(.notFound, "This app is not available.")
+        }
+        return app
+    }
+
+    private func session(_ request: Request) async throws -> WebSessionStore.Session? {
+        guard let cookie = request.cookies[WebController<Context>.sessionCookie]?.value else { return nil }
+        return try await sessions.find(cookie)
+    }
+
+    private func marketplaceName() async throws -> String {
+        try await catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId).name
+    }
+
+    /// schema.org `MobileApplication` for Spotlight (spec §8), safe inside `<script>`.
+    static func jsonLD(app: AppModel, latest: AppVersionModel?, pageURL: String, base: String) throws -> String {
+        var properties: [[String: Any]] = [["@type": "PropertyValue", "name": "com.apple.alternativeDistribution.search.appleItemId",
+                                            "value": String(app.appleItemId)]]
+        if let latest {
+            properties.append(["@type": "PropertyValue", "name": "com.apple.alternativeDistribution.search.appleVersionId",
+                               "value": String(latest.appleVersionId)])
+        }
+        var object: [String: Any] = [
+            "@context": "https://schema.org", "@type": "MobileApplication", "name": app.name, "url": pageURL,
+            "operatingSystem": "iOS", "applicationCategory": "MobileApplication", "description": app.appDescription,
+            "supportingData": ["@type": "DataFeed", "dataFeedElement": properties],
+        ]
+        if !app.developerName.isEmpty { object["author"] = ["@type": "Organization", "name": app.developerName] }
+        if let latest {
+            object["softwareVersion"] = latest.shortVersionString
+            object["datePublished"] = day(latest.releaseDate)
+        }
+        if app.iconSHA256 != nil { object["image"] = "\(base)/apps/\(app.appleItemId)/icon" }
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
+                          as: UTF8.self)
+        return json.replacingOccurrences(of: "&", with: "\\u0026").replacingOccurrences(of: "<", with: "\\u003c")
+            .replacingOccurrences(of: ">", with: "\\u003e")
+    }
+
+    static func day(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash))
+    }
+
+    static func xmlEscape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}
