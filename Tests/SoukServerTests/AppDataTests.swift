@@ -156,4 +156,15 @@ import Testing
             #expect(tooMany.status == .contentTooLarge)
         }
     }
+
+    @Test func anUnconfiguredMarketplaceRefusesToHandOutTokens() async throws {
+        try await ServerFixture.with(.sqlite, prepare: { runtime, paths in
+            try await runtime.importSample(appleItemId: 1, appleVersionId: 101, bundleId: "org.example.one", in: paths.folder)
+        }) { client in
+            let response = try await Self.post(client, "restore",
+                #"{"apps": [{"appleItemId": "1", "appleVersionId": "101"}], "platform": "iOS", "osVersion": "17.4"}"#)
+            #expect(response.status == .serviceUnavailable)
+            #expect(response.headers[.contentType] == "application/problem+json")
+        }
+    }
 }

@@ -46,6 +46,11 @@ struct AppDataController<Context: RequestContext> {
             throw BearerChallenge(status: .unauthorized, realm: bearer.realm)
         }
         let marketplace = try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)
+        guard marketplace.appleItemId != 0 else {
+            // Tokens with no issuer would all be refused by Apple: say so instead of handing them out.
+            context.logger.error("restore/updates refused: the marketplace AppleItemID is not set")
+            throw Problem(.serviceUnavailable, "This marketplace is not fully configured yet.")
+        }
         let signer = try await InstallVerificationSigner(keys: keys, kid: marketplace.installVerificationKeyId)
         var installedBefore: Set<UInt64> = []
         if let identity {
