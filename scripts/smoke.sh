@@ -43,6 +43,11 @@ VARIANT=$(curl -s "$BASE$PKG/manifest.json" | python3 -c 'import json,sys; print
 [ "$(curl -s -H 'Range: bytes=0-99' "$BASE$PKG/$VARIANT" | wc -c)" = 100 ] || fail "range request"
 [ "$(status -I "$BASE$PKG/$VARIANT")" = 200 ] || fail "HEAD"
 [ "$(status --path-as-is "$BASE$PKG/../../../souk.sqlite")" != 200 ] || fail "path escape"
+[ "$(status "$BASE/.well-known/marketplace-kit")" = 200 ] || fail "marketplace-kit configuration"
+curl -s -H 'Content-Type: application/json' \
+  -d '{"apps":[{"appleItemId":"6446000001","appleVersionId":"8000000101"}],"platform":"iOS","osVersion":"17.4"}' \
+  "$BASE/marketplace-kit/v1/updates" | python3 -c 'import json,sys; assert len(json.load(sys.stdin)["updates"]) == 1' \
+  || fail "updates check on the demo catalog"
 echo "smoke: SQLite server OK ($BASE)"
 
 # 1b. The same data served over HTTPS by Souk itself (--tls-cert/--tls-key).
