@@ -51,7 +51,8 @@ struct AppDataController<Context: RequestContext> {
             context.logger.error("restore/updates refused: the marketplace AppleItemID is not set")
             throw Problem(.serviceUnavailable, "This marketplace is not fully configured yet.")
         }
-        let signer = try await InstallVerificationSigner(keys: keys, kid: marketplace.installVerificationKeyId)
+        // Built only when an item needs a token: the common update check ("nothing new") signs nothing.
+        var signer: InstallVerificationSigner?
         var installedBefore: Set<UInt64> = []
         if let identity {
             installedBefore = try await ledger.installedApps(accountID: identity.accountID, among: parsed.apps.map(\.appleItemId))
@@ -100,11 +101,13 @@ struct AppDataController<Context: RequestContext> {
             }
             let claims = InstallVerificationClaims(issuer: marketplace.appleItemId, bundleId: app.bundleId, downloadType: downloadType,
                                                    appleItemId: app.appleItemId, appleVersionId: version.appleVersionId, issuedAt: now)
+            if signer == nil { signer = try await InstallVerificationSigner(keys: keys, kid: marketplace.installVerificationKeyId) }
+            let token = try await signer!.sign(claims)
             var item: [String: Any] = [
                 "appleItemId": String(app.appleItemId),
                 "appleVersionId": String(version.appleVersionId),
                 "alternativeDistributionPackage": "\(config.publicURL)/packages/\(app.appleItemId)/\(version.appleVersionId)/",
-                "installVerificationToken": try await signer.sign(claims),
+                "installVerificationToken": token,
                 "appShareURL": "\(config.publicURL)/apps/\(app.appleItemId)",
             ]
             if kind == .updates {
