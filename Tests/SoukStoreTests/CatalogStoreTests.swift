@@ -92,3 +92,37 @@ import Testing
         }
     }
 }
+
+@Suite struct ShortLivedCacheTests {
+    actor Loads {
+        var batches: [[Int]] = []
+        func add(_ keys: [Int]) { batches.append(keys.sorted()) }
+    }
+
+    @Test func loadsOnlyWhatItDoesNotHoldInOneBatchAndRemembersAbsence() async throws {
+        let cache = ShortLivedCache<Int, String>(lifetime: .seconds(60))
+        let loads = Loads()
+        func fetch(_ keys: [Int]) async throws -> [Int: String] {
+            try await cache.values(for: keys) { missing in
+                await loads.add(missing)
+                return Dictionary(uniqueKeysWithValues: missing.filter { $0 % 2 == 0 }.map { ($0, "v\($0)") })
+            }
+        }
+        #expect(try await fetch([1, 2, 3, 4]) == [2: "v2", 4: "v4"])
+        #expect(try await fetch([2, 3, 4, 5, 6]) == [2: "v2", 4: "v4", 6: "v6"])
+        #expect(await loads.batches == [[1, 2, 3, 4], [5, 6]])
+        #expect(cache.count == 6)
+    }
+
+    @Test func aZeroLifetimeAlwaysLoads() async throws {
+        let cache = ShortLivedCache<Int, Int>(lifetime: .zero)
+        let loads = Loads()
+        for _ in 0..<3 {
+            _ = try await cache.values(for: [7]) { missing in
+                await loads.add(missing)
+                return [7: 7]
+            }
+        }
+        #expect(await loads.batches.count == 3)
+    }
+}

@@ -11,15 +11,23 @@ public struct CatalogApp: Sendable {
     public var versions: [CatalogVersion]
 }
 
-/// Loads every app a request names in a fixed number of queries (two), whatever their count.
+/// Loads every app a request names in a fixed number of queries (two), whatever their count, and
+/// remembers each app for a second (`ShortLivedCache`), so the common update check — the same
+/// popular apps from every device — usually touches no database at all.
 public struct AppDataQuery: Sendable {
     let database: SoukDatabase
+    let cache: ShortLivedCache<UInt64, CatalogApp>
 
-    public init(database: SoukDatabase) {
+    public init(database: SoukDatabase, lifetime: Duration = .seconds(1)) {
         self.database = database
+        self.cache = ShortLivedCache(lifetime: lifetime)
     }
 
     public func apps(_ ids: [UInt64]) async throws -> [UInt64: CatalogApp] {
+        try await cache.values(for: ids) { missing in try await load(missing) }
+    }
+
+    private func load(_ ids: [UInt64]) async throws -> [UInt64: CatalogApp] {
         guard !ids.isEmpty else { return [:] }
         let models = try await AppModel.query(on: database.db)
             .filter(\.$appleItemIdColumn ~~ Set(ids).map(AppleIDColumn.store))

@@ -12,6 +12,13 @@ struct AppDataController<Context: RequestContext> {
     let ledger: InstallLedger
     let bearer: BearerAuthenticator
     let keys: SoukKeys
+    /// The marketplace identity, re-read at most once a second.
+    let marketplaceIdentity = ShortLivedCache<Int, MarketplaceIdentity>()
+
+    struct MarketplaceIdentity: Sendable {
+        var appleItemId: UInt64
+        var keyId: String
+    }
 
     enum Kind: String {
         case restore = "restores"
@@ -45,7 +52,10 @@ struct AppDataController<Context: RequestContext> {
         if identity == nil, parsed.apps.contains(where: { found[$0.appleItemId].map { $0.availability == .available && $0.access == .account } ?? false }) {
             throw BearerChallenge(status: .unauthorized, realm: bearer.realm)
         }
-        let marketplace = try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)
+        let marketplace = try await marketplaceIdentity.value(for: 0) {
+            let model = try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)
+            return MarketplaceIdentity(appleItemId: model.appleItemId, keyId: model.installVerificationKeyId)
+        }!
         guard marketplace.appleItemId != 0 else {
             // Tokens with no issuer would all be refused by Apple: say so instead of handing them out.
             context.logger.error("restore/updates refused: the marketplace AppleItemID is not set")
@@ -101,7 +111,7 @@ struct AppDataController<Context: RequestContext> {
             }
             let claims = InstallVerificationClaims(issuer: marketplace.appleItemId, bundleId: app.bundleId, downloadType: downloadType,
                                                    appleItemId: app.appleItemId, appleVersionId: version.appleVersionId, issuedAt: now)
-            if signer == nil { signer = try await InstallVerificationSigner(keys: keys, kid: marketplace.installVerificationKeyId) }
+            if signer == nil { signer = try await InstallVerificationSigner(keys: keys, kid: marketplace.keyId) }
             let token = try await signer!.sign(claims)
             var item: [String: Any] = [
                 "appleItemId": String(app.appleItemId),

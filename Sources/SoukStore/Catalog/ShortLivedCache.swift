@@ -1,0 +1,63 @@
+import Synchronization
+
+/// Remembers answers (found or not) for a short `lifetime`, bounded to `capacity` entries.
+///
+/// Souk's processes agree within a second: every cache in front of the database uses a lifetime of
+/// one second by default, so an operator's change (a takedown, a new version) is seen everywhere
+/// within that time, while a hot key costs one query per second instead of one per request.
+public final class ShortLivedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private struct Entry {
+        var value: Value?
+        var expires: ContinuousClock.Instant
+    }
+
+    private let lifetime: Duration
+    private let capacity: Int
+    private let entries = Mutex<[Key: Entry]>([:])
+
+    public init(lifetime: Duration = .seconds(1), capacity: Int = 100_000) {
+        self.lifetime = lifetime
+        self.capacity = capacity
+    }
+
+    /// How many answers are held now (at most `capacity`).
+    public var count: Int { entries.withLock { $0.count } }
+
+    /// The values for `keys`, loading the ones not held (in one call to `load`) and remembering
+    /// which of them do not exist.
+    public func values(for keys: [Key], load: ([Key]) async throws -> [Key: Value]) async throws -> [Key: Value] {
+        let now = ContinuousClock.now
+        var result: [Key: Value] = [:]
+        var missing: [Key] = []
+        entries.withLock { entries in
+            for key in Set(keys) {
+                if let entry = entries[key], entry.expires > now {
+                    if let value = entry.value { result[key] = value }
+                } else {
+                    missing.append(key)
+                }
+            }
+        }
+        guard !missing.isEmpty else { return result }
+        let loaded = try await load(missing)
+        entries.withLock { entries in
+            if entries.count + missing.count > capacity {
+                entries = entries.filter { $0.value.expires > now }
+                if entries.count + missing.count > capacity { entries.removeAll(keepingCapacity: true) }
+            }
+            for key in missing {
+                entries[key] = Entry(value: loaded[key], expires: now + lifetime)
+            }
+        }
+        result.merge(loaded) { _, new in new }
+        return result
+    }
+
+    /// One value, loaded with `load` when not held.
+    public func value(for key: Key, load: () async throws -> Value?) async throws -> Value? {
+        try await values(for: [key]) { _ in
+            if let value = try await load() { return [key: value] }
+            return [:]
+        }[key]
+    }
+}
