@@ -7,12 +7,12 @@
 # Needs wrk and nginx (apt-get install wrk nginx-light). Bounded: every wrk run stops by itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 DURATION="${DURATION:-10}"
 CONNECTIONS="${CONNECTIONS:-64}"
-command -v wrk >/dev/null && command -v nginx >/dev/null || { echo "needs wrk and nginx: apt-get install wrk nginx-light" >&2; exit 1; }
+require_load_tools
 
-swift build -c release --product souk >/dev/null
-SOUK="$(swift build -c release --show-bin-path)/souk"
+SOUK=$(release_souk)
 WORK=$(mktemp -d /tmp/souk-bench.XXXXXX)
 chmod 755 "$WORK"   # nginx's workers run as www-data and must reach the copied files
 PIDS=()
@@ -25,8 +25,8 @@ export SOUK_DATA_DIR="$WORK/data" SOUK_LOG_LEVEL=warning
 "$SOUK" packages import "$WORK/pkg" >/dev/null
 VARIANT=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["variants"][0]["assetPath"])' "$WORK/pkg/manifest.json")
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(free_port)
+NGINX_PORT=$(free_port)
 "$SOUK" serve --port "$PORT" >"$WORK/serve.log" 2>&1 &
 SOUK_PID=$!
 PIDS+=("$SOUK_PID")
@@ -45,9 +45,8 @@ http {
 }
 CONF
 nginx -c "$WORK/nginx.conf"
-for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
+wait_healthy "$PORT"
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 rps() { awk '/Requests\/sec/ {print $2}' <<<"$1"; }
 requests() { awk '/requests in/ {print $1}' <<<"$1"; }
 TICK=$(getconf CLK_TCK)

@@ -5,21 +5,21 @@
 #   scripts/bench-updates.sh        # DURATION=10 CONNECTIONS=64
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 DURATION="${DURATION:-10}"
 CONNECTIONS="${CONNECTIONS:-64}"
-command -v wrk >/dev/null && command -v nginx >/dev/null || { echo "needs wrk and nginx: apt-get install wrk nginx-light" >&2; exit 1; }
-swift build -c release --product souk >/dev/null
-SOUK="$(swift build -c release --show-bin-path)/souk"
+require_load_tools
+SOUK=$(release_souk)
 WORK=$(mktemp -d /tmp/souk-bench-updates.XXXXXX)
 chmod 755 "$WORK"
 trap 'kill $SERVER 2>/dev/null || true; nginx -c "$WORK/nginx.conf" -s stop 2>/dev/null || true; rm -rf "$WORK"' EXIT
 export SOUK_DATA_DIR="$WORK/data" SOUK_LOG_LEVEL=warning
 "$SOUK" demo seed >/dev/null
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(free_port)
+NGINX_PORT=$(free_port)
 "$SOUK" serve --port "$PORT" >"$WORK/serve.log" 2>&1 &
 SERVER=$!
-for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
+wait_healthy "$PORT"
 
 # The two public demo apps, 15 times each, at their newest versions: nothing to update.
 BODY=$(python3 -c '
@@ -41,7 +41,7 @@ wrk.method = "POST"
 wrk.body = [[$BODY]]
 wrk.headers["Content-Type"] = "application/json"
 LUA
-cpu() { awk '{print $14 + $15}' "/proc/$SERVER/stat"; }
+cpu() { cpu_ticks "$SERVER"; }
 BEFORE=$(cpu)
 OUT=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/post.lua" "http://127.0.0.1:$PORT/marketplace-kit/v1/updates")
 AFTER=$(cpu)

@@ -4,9 +4,9 @@
 #   scripts/check-download-memory.sh [BYTES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 SIZE="${1:-1073741824}"
-swift build -c release --product souk >/dev/null
-SOUK="$(swift build -c release --show-bin-path)/souk"
+SOUK=$(release_souk)
 WORK=$(mktemp -d /tmp/souk-memory.XXXXXX)
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
 export SOUK_DATA_DIR="$WORK/data" SOUK_LOG_LEVEL=warning
@@ -16,10 +16,10 @@ export SOUK_DATA_DIR="$WORK/data" SOUK_LOG_LEVEL=warning
 "$SOUK" packages import "$WORK/pkg" >/dev/null
 rm -rf "$WORK/pkg/variant"   # keep only the blob store's copy on disk
 VARIANT=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["variants"][0]["assetPath"])' "$WORK/pkg/manifest.json")
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 "$SOUK" serve --port "$PORT" >"$WORK/serve.log" 2>&1 &
 SERVER=$!
-for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
+wait_healthy "$PORT"
 rss() { awk '/VmRSS/ {print $2}' "/proc/$SERVER/status"; }
 URL="http://127.0.0.1:$PORT/packages/6500000001/9000000001/$VARIANT"
 # Warm up first (thread pool, buffers, allocator arenas), so the growth below is what the size costs.

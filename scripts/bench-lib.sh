@@ -1,0 +1,28 @@
+# Shared by the benchmark scripts (source it; it runs nothing by itself).
+
+# A free TCP port on 127.0.0.1.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Fails unless wrk and nginx are installed.
+require_load_tools() {
+  command -v wrk >/dev/null && command -v nginx >/dev/null \
+    || { echo "needs wrk and nginx: apt-get install wrk nginx-light" >&2; exit 1; }
+}
+
+# Builds the release binary and prints its path.
+release_souk() {
+  swift build -c release --product souk >/dev/null
+  echo "$(swift build -c release --show-bin-path)/souk"
+}
+
+# Waits until the server at port $1 answers /health.
+wait_healthy() {
+  for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$1/health" >/dev/null && return 0; sleep 0.2; done
+  echo "souk did not become healthy on port $1" >&2
+  exit 1
+}
+
+# Server CPU time of process $1 in clock ticks (user + system).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
