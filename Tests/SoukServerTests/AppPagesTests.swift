@@ -58,6 +58,8 @@ import Testing
             headers[.cookie] = session
             #expect(try await client.execute(uri: "/apps/6500000001/install", method: .post, headers: headers,
                                              body: OAuthTests.form(["csrf_token": "scs_forged"])).status == .forbidden)
+            #expect(try await client.execute(uri: "/apps/77/install", method: .post, headers: headers,
+                                             body: OAuthTests.form(["csrf_token": csrf])).status == .notFound)
             let answer = try await client.execute(uri: "/apps/6500000001/install", method: .post, headers: headers,
                                                   body: OAuthTests.form(["csrf_token": csrf]))
             #expect(answer.status == .ok)

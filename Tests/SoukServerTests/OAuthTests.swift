@@ -170,6 +170,10 @@ import Testing
             #expect(try await error("grant_type=authorization_code&client_id=a&client_id=b&code=x") == (.badRequest, "invalid_request"))
             #expect(try await error("grant_type=authorization_code&client_id=a&code=sac_nope&code_verifier=\(Self.verifier)") == (.badRequest, "invalid_grant"))
             #expect(try await error("grant_type=refresh_token&client_id=a&refresh_token=srt_nope") == (.badRequest, "invalid_grant"))
+            let revokeWithoutToken = try await client.execute(uri: "/oauth/revoke", method: .post, headers: Self.formHeaders,
+                                                              body: ByteBuffer(string: "token_type_hint=access_token"))
+            #expect(revokeWithoutToken.status == .badRequest)
+            #expect(try Self.json(revokeWithoutToken)["error"] as? String == "invalid_request")
             #expect(try await error("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange&client_id=a&subject_token=sig_nope&subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aaccess_token") == (.badRequest, "invalid_grant"))
 
             // A code bound to one client, presented by another or with the wrong verifier.

@@ -106,6 +106,11 @@ import Testing
                 "csrf_token": fields["csrf_token"] ?? "", "email": "other@example.com", "password": "short",
             ]))
             #expect(weak.status == .badRequest)
+            let notAnAddress = try await client.execute(uri: "/signup", method: .post, headers: headers, body: OAuthTests.form([
+                "csrf_token": fields["csrf_token"] ?? "", "email": "not an address", "password": "long enough password",
+            ]))
+            #expect(notAnAddress.status == .badRequest)
+            #expect(String(buffer: notAnAddress.body).contains("not an email address"))
         }
     }
 

@@ -144,7 +144,7 @@ public struct TokenStore: Sendable {
             return .failure(OAuthError(.invalidGrant, "The subject_token is invalid, expired or already used."))
         }
         if let app = try claimed?.decode(column: "apple_item_id", as: Int64?.self) {
-            try await InstallLedger(database: database).record(accountID: accountID, appleItemId: AppleIDColumn.load(app), clientId: clientId)
+            try await InstallLedger(database: database).record(accountID: accountID, appleItemIds: [AppleIDColumn.load(app)], clientId: clientId)
         }
         return .success(try await issuePair(accountID: accountID, clientId: clientId, scope: Self.defaultScope,
                                             familyId: UUID(), codeId: nil))

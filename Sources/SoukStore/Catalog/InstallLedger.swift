@@ -15,11 +15,7 @@ public struct InstallLedger: Sendable {
 
     /// The download type the next install of `appleItemId` by this account gets.
     public func downloadType(accountID: UUID, appleItemId: UInt64) async throws -> DownloadType {
-        let row = try await database.sql.raw("""
-            SELECT id FROM installs WHERE account_id = \(bind: accountID) AND apple_item_id = \(bind: AppleIDColumn.store(appleItemId))
-            LIMIT 1
-            """).first()
-        return row == nil ? .download : .redownload
+        try await installedApps(accountID: accountID, among: [appleItemId]).isEmpty ? .download : .redownload
     }
 
     /// Which of `appleItemIds` the account has installed before, in one query.
@@ -41,13 +37,5 @@ public struct InstallLedger: Sendable {
             insert = insert.values(SQLBind(UUID()), SQLBind(accountID), SQLBind(AppleIDColumn.store(id)), SQLBind(clientId), SQLBind(now))
         }
         try await insert.run()
-    }
-
-    /// Records an install of `appleItemId` by the account on the device `clientId` (when known).
-    public func record(accountID: UUID, appleItemId: UInt64, clientId: String?) async throws {
-        try await database.sql.raw("""
-            INSERT INTO installs (id, account_id, apple_item_id, client_id, created_at)
-            VALUES (\(bind: UUID()), \(bind: accountID), \(bind: AppleIDColumn.store(appleItemId)), \(bind: clientId), \(bind: Date()))
-            """).run()
     }
 }

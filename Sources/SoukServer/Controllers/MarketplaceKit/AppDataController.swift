@@ -129,9 +129,6 @@ struct AppDataController<Context: RequestContext> {
         if let identity, !restored.isEmpty {
             try await ledger.record(accountID: identity.accountID, appleItemIds: restored, clientId: identity.clientId)
         }
-        let data = try JSONSerialization.data(withJSONObject: [kind.rawValue: items, "failures": failures],
-                                              options: [.sortedKeys, .withoutEscapingSlashes])
-        return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return .json([kind.rawValue: items, "failures": failures], cacheControl: "no-store")
     }
 }

@@ -22,10 +22,7 @@ struct MarketplaceKitConfigController<Context: RequestContext> {
 
     @Sendable func configuration(_ request: Request, context: Context) async throws -> Response {
         let overrides = try await catalog.overrides().mapValues { $0.applied(to: base) }
-        let data = try JSONSerialization.data(withJSONObject: base.document(overrides: overrides),
-                                              options: [.sortedKeys, .withoutEscapingSlashes])
-        return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=300"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return .json(base.document(overrides: overrides), cacheControl: "public, max-age=300")
     }
 
     @Sendable func encryptionCertificate(_ request: Request, context: Context) async throws -> Response {

@@ -17,7 +17,7 @@ struct AccountAPIController<Context: RequestContext> {
         guard let account = try await catalog.account(id: identity.accountID) else {
             throw BearerChallenge(status: .forbidden, realm: bearer.realm)
         }
-        return OAuthController<Context>.json(["email": account.email, "clientId": identity.clientId, "scope": identity.scope],
+        return .json(["email": account.email, "clientId": identity.clientId, "scope": identity.scope],
                                              cacheControl: "no-store")
     }
 }

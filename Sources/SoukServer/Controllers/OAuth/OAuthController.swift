@@ -36,7 +36,7 @@ struct OAuthController<Context: RequestContext> {
 
     /// RFC 8414 metadata; JSON, no redirects.
     @Sendable func metadata(_ request: Request, context: Context) async throws -> Response {
-        Self.json([
+        Response.json([
             "issuer": issuer,
             "authorization_endpoint": issuer + "/oauth/authorize",
             "token_endpoint": issuer + "/oauth/token",
@@ -55,7 +55,7 @@ struct OAuthController<Context: RequestContext> {
     @Sendable func jwks(_ request: Request, context: Context) async throws -> Response {
         let raw = keys.installVerificationKey.publicKey.rawRepresentation
         let marketplace = try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)
-        return Self.json(["keys": [[
+        return Response.json(["keys": [[
             "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256",
             "kid": marketplace.installVerificationKeyId,
             "x": Base64URL.encode(raw.prefix(32)), "y": Base64URL.encode(raw.suffix(32)),
@@ -72,7 +72,7 @@ struct OAuthController<Context: RequestContext> {
         case .failure(let refusal):
             return try await refuse(refusal)
         case .success(let authorization):
-            if parameters["prompt"] != "login", let session = try await webSession(request) {
+            if parameters["prompt"] != "login", let session = try await sessions.session(for: request) {
                 return try await continuePage(authorization, session: session, parameters: parameters)
             }
             return try await signInPage(authorization, email: authorization.loginHint ?? "", status: .ok)
@@ -95,11 +95,6 @@ struct OAuthController<Context: RequestContext> {
         return pages.response("continue", values)
     }
 
-    private func webSession(_ request: Request) async throws -> WebSessionStore.Session? {
-        guard let cookie = request.cookies[WebController<Context>.sessionCookie]?.value else { return nil }
-        return try await sessions.find(cookie)
-    }
-
     /// `POST /oauth/authorize`: checks CSRF, the throttle and the password, then redirects with a code.
     @Sendable func signIn(_ request: Request, context: Context) async throws -> Response {
         let form: FormBody
@@ -113,7 +108,7 @@ struct OAuthController<Context: RequestContext> {
         case .failure(let refusal): return try await refuse(refusal)
         }
         if form["continue"] == "1" {
-            guard let session = try await webSession(request), let field = form["csrf_token"],
+            guard let session = try await sessions.session(for: request), let field = form["csrf_token"],
                   ConstantTime.equal(session.csrfToken, field) else {
                 return try await signInPage(authorization, email: authorization.loginHint ?? "", status: .forbidden,
                                             error: "Your session ended. Please sign in.")
@@ -188,7 +183,7 @@ struct OAuthController<Context: RequestContext> {
     }
 
     private func marketplaceName() async throws -> String {
-        try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId).name
+        try await catalog.marketplaceName(keys: keys)
     }
 
 
@@ -234,7 +229,7 @@ struct OAuthController<Context: RequestContext> {
         case .failure(let error):
             return Self.oauthError(error)
         case .success(let pair):
-            return Self.json([
+            return Response.json([
                 "access_token": pair.accessToken,
                 "token_type": "Bearer",
                 "issued_token_type": Self.accessTokenType,
@@ -261,15 +256,8 @@ struct OAuthController<Context: RequestContext> {
 
     // MARK: JSON
 
-    static func json(_ object: [String: Any], status: HTTPResponse.Status = .ok, cacheControl: String) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: cacheControl]
-        if cacheControl == "no-store" { headers[HTTPField.Name("Pragma")!] = "no-cache" }
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-    }
-
     static func oauthError(_ error: OAuthError) -> Response {
-        json(["error": error.code.rawValue, "error_description": error.description],
+        .json(["error": error.code.rawValue, "error_description": error.description],
              status: HTTPResponse.Status(code: error.status), cacheControl: "no-store")
     }
 }

@@ -32,7 +32,7 @@ struct AppPagesController<Context: RequestContext> {
     @Sendable func appPage(_ request: Request, context: Context) async throws -> Response {
         let app = try await availableApp(context)
         let versions = try await catalog.versions(of: app)
-        let session = try await session(request)
+        let session = try await sessions.session(for: request)
         var values: [String: Any] = [
             "title": app.name, "marketplace": try await marketplaceName(), "name": app.name, "subtitle": app.subtitle,
             "developer": app.developerName, "description": app.appDescription,
@@ -51,11 +51,8 @@ struct AppPagesController<Context: RequestContext> {
     /// The Install button: a fresh link for the signed-in person, shown for a tap (never redirected to).
     @Sendable func install(_ request: Request, context: Context) async throws -> Response {
         let app = try await availableApp(context)
-        guard let session = try await session(request) else { return WebController<Context>.seeOther("/signin") }
-        guard case .success(let form) = try await FormBody.read(request, context: context),
-              let field = form["csrf_token"], ConstantTime.equal(field, session.csrfToken) else {
-            throw Problem(.forbidden, "The form expired. Reload the page and try again.")
-        }
+        guard let session = try await sessions.session(for: request) else { return WebController<Context>.seeOther("/signin") }
+        _ = try await sessions.checkedForm(request, session: session, context: context)
         let link = try await InstallLinks(runtime: runtime).make(appleItemId: app.appleItemId, email: session.account.email)
         return pages.response("install", ["title": "Install \(app.name)", "marketplace": try await marketplaceName(),
                                           "name": app.name, "link": link.url, "appURL": "/apps/\(app.appleItemId)"])
@@ -80,13 +77,8 @@ struct AppPagesController<Context: RequestContext> {
         return app
     }
 
-    private func session(_ request: Request) async throws -> WebSessionStore.Session? {
-        guard let cookie = request.cookies[WebController<Context>.sessionCookie]?.value else { return nil }
-        return try await sessions.find(cookie)
-    }
-
     private func marketplaceName() async throws -> String {
-        try await catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId).name
+        try await catalog.marketplaceName(keys: runtime.keys)
     }
 
     /// schema.org `MobileApplication` for Spotlight (spec §8), safe inside `<script>`.

@@ -14,7 +14,6 @@ struct WebController<Context: RequestContext> {
     let keys: SoukKeys
     let pages: Pages
 
-    static var sessionCookie: String { "souk_session" }
     /// Double-submit CSRF cookie for the signed-out forms (sign in, sign up).
     static var formCookie: String { "souk_form" }
 
@@ -33,7 +32,7 @@ struct WebController<Context: RequestContext> {
     // MARK: Signed out
 
     @Sendable func signInPage(_ request: Request, context: Context) async throws -> Response {
-        if try await session(request) != nil { return Self.seeOther("/account") }
+        if try await sessions.session(for: request) != nil { return Self.seeOther("/account") }
         return try await signInForm(email: "", error: nil, status: .ok)
     }
 
@@ -84,7 +83,7 @@ struct WebController<Context: RequestContext> {
     // MARK: Signed in
 
     @Sendable func account(_ request: Request, context: Context) async throws -> Response {
-        guard let session = try await session(request) else { return Self.seeOther("/signin") }
+        guard let session = try await sessions.session(for: request) else { return Self.seeOther("/signin") }
         let devices = try await tokens.devices(accountID: try session.account.requireID())
         var values: [String: Any] = [
             "title": "Your account", "marketplace": try await marketplaceName(), "email": session.account.email,
@@ -100,41 +99,30 @@ struct WebController<Context: RequestContext> {
 
     /// Signs out one device (`client_id`) or, without one, every device of the account.
     @Sendable func signOutDevices(_ request: Request, context: Context) async throws -> Response {
-        guard let session = try await session(request) else { return Self.seeOther("/signin") }
-        guard case .success(let form) = try await FormBody.read(request, context: context),
-              let field = form["csrf_token"], ConstantTime.equal(field, session.csrfToken) else {
-            throw Problem(.forbidden, "The form expired. Reload the page and try again.")
-        }
+        guard let session = try await sessions.session(for: request) else { return Self.seeOther("/signin") }
+        let form = try await sessions.checkedForm(request, session: session, context: context)
         try await tokens.revokeAll(accountID: try session.account.requireID(), clientId: form["client_id"])
         return Self.seeOther("/account?signed-out=1")
     }
 
     @Sendable func signOut(_ request: Request, context: Context) async throws -> Response {
-        guard let cookie = request.cookies[Self.sessionCookie]?.value, let session = try await sessions.find(cookie) else {
+        guard let cookie = request.cookies[WebSessionStore.cookieName]?.value, let session = try await sessions.find(cookie) else {
             return Self.seeOther("/signin")
         }
-        guard case .success(let form) = try await FormBody.read(request, context: context),
-              let field = form["csrf_token"], ConstantTime.equal(field, session.csrfToken) else {
-            throw Problem(.forbidden, "The form expired. Reload the page and try again.")
-        }
+        _ = try await sessions.checkedForm(request, session: session, context: context)
         try await sessions.delete(cookie)
         var response = Self.seeOther("/signin")
-        response.headers[.setCookie] = Cookie(name: Self.sessionCookie, value: "", maxAge: 0, path: "/", secure: secure,
+        response.headers[.setCookie] = Cookie(name: WebSessionStore.cookieName, value: "", maxAge: 0, path: "/", secure: secure,
                                               httpOnly: true, sameSite: .lax).description
         return response
     }
 
     // MARK: Helpers
 
-    private func session(_ request: Request) async throws -> WebSessionStore.Session? {
-        guard let cookie = request.cookies[Self.sessionCookie]?.value else { return nil }
-        return try await sessions.find(cookie)
-    }
-
     private func startSession(for account: AccountModel) async throws -> Response {
         let token = try await sessions.create(accountID: try account.requireID())
         var response = Self.seeOther("/account")
-        response.headers[.setCookie] = Cookie(name: Self.sessionCookie, value: token, maxAge: Int(sessions.lifetime), path: "/",
+        response.headers[.setCookie] = Cookie(name: WebSessionStore.cookieName, value: token, maxAge: Int(sessions.lifetime), path: "/",
                                               secure: secure, httpOnly: true, sameSite: .lax).description
         return response
     }
@@ -170,7 +158,7 @@ struct WebController<Context: RequestContext> {
     }
 
     private func marketplaceName() async throws -> String {
-        try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId).name
+        try await catalog.marketplaceName(keys: keys)
     }
 
     static func seeOther(_ location: String) -> Response {
