@@ -52,7 +52,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics) -> Router<SoukReq
     let sessions = WebSessionStore(database: runtime.database)
     let passwords = PasswordSignIn(catalog: runtime.catalog, throttle: LoginThrottle(database: runtime.database))
     OAuthController(config: runtime.config, catalog: runtime.catalog, tokens: runtime.tokens, passwords: passwords,
-                    sessions: sessions, keys: runtime.keys, pages: pages)
+                    sessions: sessions, keys: runtime.keys, signingKeys: runtime.installVerificationKeys, pages: pages)
         .addRoutes(to: router)
     WebController(config: runtime.config, catalog: runtime.catalog, tokens: runtime.tokens, sessions: sessions,
                   passwords: passwords, keys: runtime.keys, pages: pages)
@@ -60,8 +60,9 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics) -> Router<SoukReq
     AccountAPIController(bearer: bearer, catalog: runtime.catalog).addRoutes(to: router)
     AppPagesController(runtime: runtime, sessions: sessions, pages: pages).addRoutes(to: router)
     MarketplaceKitConfigController(config: runtime.config, catalog: runtime.catalog, keys: runtime.keys).addRoutes(to: router)
-    AppDataController(config: runtime.config, apps: AppDataQuery(database: runtime.database), catalog: runtime.catalog,
-                      ledger: InstallLedger(database: runtime.database), bearer: bearer, keys: runtime.keys)
+    AppDataController(config: runtime.config, index: runtime.catalogIndex, catalog: runtime.catalog,
+                      ledger: InstallLedger(database: runtime.database), bearer: bearer, keys: runtime.keys,
+                      signingKeys: runtime.installVerificationKeys)
         .addRoutes(to: router)
     return router
 }

@@ -11,6 +11,10 @@ public struct SoukRuntime: Sendable {
     public let database: SoukDatabase
     public let blobs: BlobStore
     public let keys: SoukKeys
+    /// The catalog in memory for the hot paths, kept current from the change log.
+    public let catalogIndex: CatalogIndex
+    /// Install verification signing keys (rotation, web distribution).
+    public let installVerificationKeys: InstallVerificationKeyring
 
     public var catalog: CatalogStore { CatalogStore(database: database) }
 
@@ -45,7 +49,20 @@ public struct SoukRuntime: Sendable {
             if error is StartupError { throw error }
             throw StartupError("cannot prepare \(config.database): \(String(reflecting: error))")
         }
-        return SoukRuntime(config: config, logger: logger, database: database, blobs: blobs, keys: keys)
+        let runtime = SoukRuntime(
+            config: config, logger: logger, database: database, blobs: blobs, keys: keys,
+            catalogIndex: CatalogIndex(database: database, refreshInterval: config.catalogRefreshInterval, logger: logger),
+            installVerificationKeys: InstallVerificationKeyring(
+                store: InstallVerificationKeyStore(database: database), keysDir: config.keysDir,
+                refreshInterval: config.catalogRefreshInterval))
+        do {
+            let marketplace = try await runtime.catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)
+            try await runtime.installVerificationKeys.adoptInitialKey(keys, kid: marketplace.installVerificationKeyId)
+        } catch {
+            await database.shutdown()
+            throw StartupError("cannot prepare the signing keys: \(String(reflecting: error))")
+        }
+        return runtime
     }
 
     /// Closes the database connections.

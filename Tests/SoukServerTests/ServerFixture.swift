@@ -18,6 +18,8 @@ struct ServerFixture {
         let folder = try TemporaryFolder()
         let (location, drop) = try await backend.makeLocation(dataDir: folder.path)
         var config = SoukConfig(dataDir: folder.path + "/data", port: 0, publicURL: "https://souk.test", database: location)
+        // Tests change the catalog and ask at once: every request checks the change log first.
+        config.catalogRefreshMilliseconds = 0
         configure(&config)
         let runtime = try await SoukRuntime.open(config, logger: testLogger(), migrate: true)
         do {

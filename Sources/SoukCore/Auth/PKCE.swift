@@ -40,6 +40,14 @@ public enum Base64URL {
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
+
+    /// Decodes unpadded (or padded) base64url; nil for anything else.
+    public static func decode(_ text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        guard !text.contains("+"), !text.contains("/") else { return nil }
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
 }
 
 /// Comparisons whose time does not depend on where two secrets differ.

@@ -26,4 +26,12 @@ public enum AppleID {
             return nil
         }
     }
+
+    /// The same rule for a `JSONValue`: a string of digits or an integer literal.
+    public static func from(json value: JSONValue) -> UInt64? {
+        switch value {
+        case .string(let text), .number(let text): parse(text)
+        default: nil
+        }
+    }
 }

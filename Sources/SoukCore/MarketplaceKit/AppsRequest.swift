@@ -29,27 +29,34 @@ public struct AppsRequest: Sendable, Equatable {
     }
 
     public static func parse(_ data: Data) -> Result<AppsRequest, Problem> {
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        data.withUnsafeBytes { parse(bytes: $0) }
+    }
+
+    public static func parse(bytes: UnsafeRawBufferPointer) -> Result<AppsRequest, Problem> {
+        guard let object = try? JSONValue.parse(bytes), object.isObject else {
             return .failure(.malformed("The body must be a JSON object."))
         }
-        guard let list = object["apps"] as? [Any] else { return .failure(.malformed("apps must be an array.")) }
+        guard let list = object["apps"]?.arrayValue else { return .failure(.malformed("apps must be an array.")) }
         guard list.count <= maxApps else { return .failure(.tooMany(list.count)) }
-        guard let platformText = object["platform"] as? String, let platform = Platform(rawValue: platformText) else {
+        guard let platformText = object["platform"]?.stringValue, let platform = Platform(rawValue: platformText) else {
             return .failure(.malformed("platform must be a platform name such as iOS."))
         }
-        guard let osText = object["osVersion"] as? String, let osVersion = OSVersion(osText) else {
+        guard let osText = object["osVersion"]?.stringValue, let osVersion = OSVersion(osText) else {
             return .failure(.malformed("osVersion must be a version such as 17.4."))
         }
         var apps: [App] = []
-        for (index, value) in list.enumerated() {
-            guard let entry = value as? [String: Any] else { return .failure(.malformed("apps[\(index)] must be an object.")) }
-            guard let item = entry["appleItemId"].flatMap(AppleID.from(json:)), !(entry["appleItemId"] is Bool) else {
+        apps.reserveCapacity(list.count)
+        for (index, entry) in list.enumerated() {
+            guard entry.isObject else { return .failure(.malformed("apps[\(index)] must be an object.")) }
+            guard let item = entry["appleItemId"].flatMap(AppleID.from(json:)) else {
                 return .failure(.malformed("apps[\(index)].appleItemId must be a decimal identifier."))
             }
-            let rawVersion = entry["appleVersionId"] ?? entry["appleVersionID"]
             var version: UInt64?
-            if let rawVersion, !(rawVersion is NSNull) {
-                guard let parsed = AppleID.from(json: rawVersion), !(rawVersion is Bool) else {
+            switch entry["appleVersionId"] ?? entry["appleVersionID"] {
+            case nil, .null?:
+                break
+            case let raw?:
+                guard let parsed = AppleID.from(json: raw) else {
                     return .failure(.malformed("apps[\(index)].appleVersionId must be a decimal identifier."))
                 }
                 version = parsed == 0 ? nil : parsed

@@ -39,7 +39,12 @@ public enum VersionChoice {
 
     /// Newest first, by release date then by id so the order is total.
     public static func newestFirst(_ versions: [CatalogVersion]) -> [CatalogVersion] {
-        versions.sorted { ($0.releaseDate, $0.appleVersionId) > ($1.releaseDate, $1.appleVersionId) }
+        func newer(_ a: CatalogVersion, _ b: CatalogVersion) -> Bool {
+            (a.releaseDate, a.appleVersionId) > (b.releaseDate, b.appleVersionId)
+        }
+        // Versions from the catalog index are already in order: check before sorting.
+        if zip(versions, versions.dropFirst()).allSatisfy({ !newer($1, $0) }) { return versions }
+        return versions.sorted(by: newer)
     }
 
     /// `restore`: the requested version when it exists and is compatible, otherwise the newest compatible one.

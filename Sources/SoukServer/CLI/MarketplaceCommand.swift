@@ -1,4 +1,5 @@
 import ArgumentParser
+import SoukStore
 
 /// `souk marketplace …`: the marketplace's own identity.
 struct MarketplaceCommand: AsyncParsableCommand {
@@ -36,8 +37,11 @@ struct MarketplaceCommand: AsyncParsableCommand {
                 let marketplace = try await runtime.catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId)
                 if let name { marketplace.name = name }
                 if let id { marketplace.appleItemId = id }
-                if let keyId { marketplace.installVerificationKeyId = keyId }
                 try await runtime.catalog.updateMarketplace(marketplace)
+                if let keyId {
+                    // The key id names the current signing key: both change together.
+                    try await InstallVerificationKeyStore(database: runtime.database).rename(owner: InstallVerificationKeyRecord.marketplaceOwner, to: keyId)
+                }
                 print("Updated marketplace \(marketplace.name)")
             }
         }

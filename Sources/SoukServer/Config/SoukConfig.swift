@@ -28,6 +28,8 @@ public struct SoukConfig: Sendable {
     public var signUpEnabled = false
     /// `updates.pollingInterval` of `/.well-known/marketplace-kit`, in hours (never below 24).
     public var updatesPollingHours = 24
+    /// How often each process checks the catalog change log (and re-reads signing keys); 0 checks on every request.
+    public var catalogRefreshMilliseconds = 1000
 
     public struct TLSFiles: Sendable, Equatable {
         public var certificatePath: String
@@ -51,6 +53,7 @@ public struct SoukConfig: Sendable {
         ("allowPlainPkce", "SOUK_ALLOW_PLAIN_PKCE", "-", "accept code_challenge_method=plain (default true)"),
         ("signUp", "SOUK_SIGN_UP", "-", "let people create accounts at /signup (default false)"),
         ("updatesPollingHours", "SOUK_UPDATES_POLLING_HOURS", "-", "hours between update checks, at least 24 (default 24)"),
+        ("catalogRefreshMs", "SOUK_CATALOG_REFRESH_MS", "-", "how often a process looks for catalog and key changes made elsewhere (default 1000)"),
     ]
 
     /// A configuration for tests and tools: in-memory-free defaults rooted at `dataDir`.
@@ -133,14 +136,15 @@ public struct SoukConfig: Sendable {
         case (_, nil):
             throw reader.error("tlsKey", "(missing)", "is required when tlsCert is set")
         }
-        config.tokenLifetimes.accessToken = .seconds(try await reader.seconds("accessTokenSeconds", default: 86_400, range: 60...31_536_000))
-        config.tokenLifetimes.refreshToken = .seconds(try await reader.seconds("refreshTokenSeconds", default: 7_776_000, range: 3600...315_360_000))
-        config.tokenLifetimes.authorizationCode = .seconds(try await reader.seconds("authorizationCodeSeconds", default: 60, range: 10...600))
+        config.tokenLifetimes.accessToken = .seconds(try await reader.wholeNumber("accessTokenSeconds", default: 86_400, range: 60...31_536_000))
+        config.tokenLifetimes.refreshToken = .seconds(try await reader.wholeNumber("refreshTokenSeconds", default: 7_776_000, range: 3600...315_360_000))
+        config.tokenLifetimes.authorizationCode = .seconds(try await reader.wholeNumber("authorizationCodeSeconds", default: 60, range: 10...600))
         if let plain = try await reader.string("allowPlainPkce") {
             guard let value = Bool(plain.lowercased()) else { throw reader.error("allowPlainPkce", plain, "must be true or false") }
             config.allowPlainPKCE = value
         }
-        config.updatesPollingHours = try await reader.seconds("updatesPollingHours", default: 24, range: 24...8760)
+        config.updatesPollingHours = try await reader.wholeNumber("updatesPollingHours", default: 24, range: 24...8760)
+        config.catalogRefreshMilliseconds = try await reader.wholeNumber("catalogRefreshMs", default: 1000, range: 0...60_000)
         if let signUp = try await reader.string("signUp") {
             guard let value = Bool(signUp.lowercased()) else { throw reader.error("signUp", signUp, "must be true or false") }
             config.signUpEnabled = value
@@ -153,6 +157,7 @@ public struct SoukConfig: Sendable {
     public var blobsDir: String { dataDir + "/blobs" }
     public var keysDir: String { dataDir + "/keys" }
     public var workDir: String { dataDir + "/tmp" }
+    public var catalogRefreshInterval: Duration { .milliseconds(catalogRefreshMilliseconds) }
 }
 
 /// A setting that stops start-up, naming the setting, the value and what is wrong.
@@ -180,12 +185,12 @@ private struct Settings {
     }
 
     /// A whole number (of seconds, or of the unit the setting names) within `range`.
-    func seconds(_ key: String, default value: Int, range: ClosedRange<Int>) async throws -> Int {
+    func wholeNumber(_ key: String, default value: Int, range: ClosedRange<Int>) async throws -> Int {
         guard let text = try await string(key) else { return value }
-        guard let seconds = Int(text), range.contains(seconds) else {
+        guard let number = Int(text), range.contains(number) else {
             throw error(key, text, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
-        return seconds
+        return number
     }
 
     func error(_ key: String, _ value: String, _ reason: String) -> ConfigError {

@@ -7,8 +7,15 @@ extension Response {
     /// as RFC 6749 asks of token responses.
     static func json(_ object: Any, status: HTTPResponse.Status = .ok, cacheControl: String) -> Response {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: cacheControl]
-        if cacheControl == "no-store" { headers[HTTPField.Name("Pragma")!] = "no-cache" }
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return json(bytes: data, status: status, cacheControl: cacheControl)
     }
+
+    /// A JSON answer whose bytes are already written (`JSONWriter` on hot paths).
+    static func json(bytes: some Sequence<UInt8>, status: HTTPResponse.Status = .ok, cacheControl: String) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: cacheControl]
+        if cacheControl == "no-store" { headers[pragma] = "no-cache" }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    private static let pragma = HTTPField.Name("Pragma")!
 }

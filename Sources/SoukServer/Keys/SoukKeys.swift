@@ -69,6 +69,15 @@ public struct SoukKeys: Sendable {
         )
     }
 
+    /// Writes a new install verification key (a rotation) as `install-verification-<random>.key.pem`
+    /// with owner-only permissions and returns the file's name and the key.
+    static func createInstallVerificationKey(in folder: String) throws -> (file: String, key: P256.Signing.PrivateKey) {
+        let key = P256.Signing.PrivateKey()
+        let file = "install-verification-\(UUID().uuidString.lowercased()).key.pem"
+        try writeOnce(Data(key.pemRepresentation.utf8), to: folder + "/" + file)
+        return (file, key)
+    }
+
     /// A 10-character key id (the length App Store Connect uses) derived from a public key.
     static func keyId(for publicKeyDER: Data) -> String {
         Digest.hex(SHA256.hash(data: publicKeyDER).prefix(5)).uppercased()

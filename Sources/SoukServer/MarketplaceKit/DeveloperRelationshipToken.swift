@@ -38,11 +38,7 @@ extension SoukRuntime {
         guard marketplace.appleItemId != 0 else {
             throw CommandFailure("the marketplace has no AppleItemID yet: souk marketplace set --apple-item-id N")
         }
-        let collection = JWTKeyCollection()
-        await collection.add(ecdsa: try ES256PrivateKey(backing: keys.installVerificationKey),
-                             kid: JWKIdentifier(string: marketplace.installVerificationKeyId))
-        return try await collection.sign(
-            DeveloperRelationshipClaims(marketplaceAppleItemId: marketplace.appleItemId, developerId: developerId, issuedAt: Date()),
-            kid: JWKIdentifier(string: marketplace.installVerificationKeyId), header: ["typ": "JWT"])
+        return try await installVerificationKeys.signWithMarketplaceKey(
+            DeveloperRelationshipClaims(marketplaceAppleItemId: marketplace.appleItemId, developerId: developerId, issuedAt: Date()))
     }
 }

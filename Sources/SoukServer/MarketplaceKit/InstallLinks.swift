@@ -30,15 +30,14 @@ public struct InstallLinks: Sendable {
         guard marketplace.appleItemId != 0 else {
             throw CatalogError.invalid("the marketplace has no AppleItemID yet: souk marketplace set --apple-item-id N")
         }
-        let claims = InstallVerificationClaims(
-            issuer: marketplace.appleItemId, bundleId: app.bundleId,
+        let token = try await runtime.installVerificationKeys.token(
+            bundleId: app.bundleId,
             downloadType: try await InstallLedger(database: runtime.database).downloadType(accountID: accountID, appleItemId: appleItemId),
-            appleItemId: appleItemId, appleVersionId: version.appleVersionId, issuedAt: Date())
-        let signer = try await InstallVerificationSigner(keys: runtime.keys, kid: marketplace.installVerificationKeyId)
+            appleItemId: appleItemId, appleVersionId: version.appleVersionId, marketplace: marketplace.appleItemId)
         let base = runtime.config.publicURL
         return InstallLink(
             alternativeDistributionPackage: "\(base)/packages/\(appleItemId)/\(version.appleVersionId)/",
-            installVerificationToken: try await signer.sign(claims),
+            installVerificationToken: token,
             token: try await runtime.tokens.issueInstallGrant(accountID: accountID, appleItemId: appleItemId),
             account: account.email,
             appShareURL: "\(base)/apps/\(appleItemId)")

@@ -18,5 +18,8 @@ enum SoukMigrations {
         CreateInstall(),
         // 003: MarketplaceKit app data
         CreateAppOverride(),
+        // 004: signing-key rotation, the catalog change log, App Store Connect events
+        CreateInstallVerificationKey(),
+        CreateCatalogChangeLog(),
     ]
 }

@@ -3,22 +3,21 @@ import Hummingbird
 import SoukCore
 import SoukStore
 
-/// `restore` and `updates` (spec §6): many apps per request, answered with a fixed number of
-/// queries; each item carries its package URL, a fresh install verification token and its share URL.
+/// `restore` and `updates` (spec §6): many apps per request, answered from the in-memory catalog
+/// index; each item carries its package URL, a fresh install verification token and its share URL.
+///
+/// The common update check (nothing new) touches no database, signs nothing and writes its answer
+/// with `JSONWriter`: see docs/benchmarks.md for what each step cost.
 struct AppDataController<Context: RequestContext> {
     let config: SoukConfig
-    let apps: AppDataQuery
+    let index: CatalogIndex
     let catalog: CatalogStore
     let ledger: InstallLedger
     let bearer: BearerAuthenticator
     let keys: SoukKeys
-    /// The marketplace identity, re-read at most once a second.
-    let marketplaceIdentity = ShortLivedCache<Int, MarketplaceIdentity>()
-
-    struct MarketplaceIdentity: Sendable {
-        var appleItemId: UInt64
-        var keyId: String
-    }
+    let signingKeys: InstallVerificationKeyring
+    /// The marketplace's AppleItemID, re-read at most once a second.
+    let marketplaceIdentity = ShortLivedCache<Int, UInt64>()
 
     enum Kind: String {
         case restore = "restores"
@@ -40,7 +39,7 @@ struct AppDataController<Context: RequestContext> {
             throw Problem(.contentTooLarge, "The request body is larger than \(Self.maxBody) bytes.")
         }
         let parsed: AppsRequest
-        switch AppsRequest.parse(Data(buffer: body)) {
+        switch body.withUnsafeReadableBytes({ AppsRequest.parse(bytes: $0) }) {
         case .success(let value): parsed = value
         case .failure(.tooMany(let count)):
             throw Problem(.contentTooLarge, "The request names \(count) apps; at most \(AppsRequest.maxApps) are answered at once.")
@@ -48,35 +47,39 @@ struct AppDataController<Context: RequestContext> {
             throw Problem(.badRequest, message)
         }
         let identity = try await bearer.optionalBearer(request)  // 403 for a token that is present but invalid
-        let found = try await apps.apps(parsed.apps.map(\.appleItemId))
+        let found = try await index.apps(parsed.apps.lazy.map(\.appleItemId))
         if identity == nil, parsed.apps.contains(where: { found[$0.appleItemId].map { $0.availability == .available && $0.access == .account } ?? false }) {
             throw BearerChallenge(status: .unauthorized, realm: bearer.realm)
         }
         let marketplace = try await marketplaceIdentity.value(for: 0) {
-            let model = try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)
-            return MarketplaceIdentity(appleItemId: model.appleItemId, keyId: model.installVerificationKeyId)
-        }!
-        guard marketplace.appleItemId != 0 else {
+            try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId).appleItemId
+        } ?? 0
+        guard marketplace != 0 else {
             // Tokens with no issuer would all be refused by Apple: say so instead of handing them out.
             context.logger.error("restore/updates refused: the marketplace AppleItemID is not set")
             throw Problem(.serviceUnavailable, "This marketplace is not fully configured yet.")
         }
-        // Built only when an item needs a token: the common update check ("nothing new") signs nothing.
-        var signer: InstallVerificationSigner?
         var installedBefore: Set<UInt64> = []
-        if let identity {
+        if kind == .restore, let identity {
             installedBefore = try await ledger.installedApps(accountID: identity.accountID, among: parsed.apps.map(\.appleItemId))
         }
 
-        var items: [[String: Any]] = []
-        var failures: [[String: Any]] = []
+        var items = JSONWriter(capacity: 512)
+        var failures = JSONWriter(capacity: 64)
         var restored: [UInt64] = []
         let now = Date()
         for requested in parsed.apps {
             func fail(_ description: String) {
-                failures.append(["appleItemId": String(requested.appleItemId),
-                                 "appleVersionId": String(requested.appleVersionId ?? 0),
-                                 "failure": ["code": 404, "description": description]])
+                failures.beginObject()
+                failures.field("appleItemId", String(requested.appleItemId))
+                failures.field("appleVersionId", String(requested.appleVersionId ?? 0))
+                failures.key("failure")
+                failures.beginObject()
+                failures.key("code")
+                failures.integer(404)
+                failures.field("description", description)
+                failures.endObject()
+                failures.endObject()
             }
             guard let app = found[requested.appleItemId] else { fail("App unavailable."); continue }
             switch app.availability {
@@ -109,26 +112,33 @@ struct AppDataController<Context: RequestContext> {
                     downloadType = .download  // updates are not redownloads (spec §4)
                 }
             }
-            let claims = InstallVerificationClaims(issuer: marketplace.appleItemId, bundleId: app.bundleId, downloadType: downloadType,
-                                                   appleItemId: app.appleItemId, appleVersionId: version.appleVersionId, issuedAt: now)
-            if signer == nil { signer = try await InstallVerificationSigner(keys: keys, kid: marketplace.keyId) }
-            let token = try await signer!.sign(claims)
-            var item: [String: Any] = [
-                "appleItemId": String(app.appleItemId),
-                "appleVersionId": String(version.appleVersionId),
-                "alternativeDistributionPackage": "\(config.publicURL)/packages/\(app.appleItemId)/\(version.appleVersionId)/",
-                "installVerificationToken": token,
-                "appShareURL": "\(config.publicURL)/apps/\(app.appleItemId)",
-            ]
+            let token = try await signingKeys.token(bundleId: app.bundleId, downloadType: downloadType, appleItemId: app.appleItemId,
+                                                    appleVersionId: version.appleVersionId, marketplace: marketplace, now: now)
+            items.beginObject()
+            items.field("appleItemId", String(app.appleItemId))
+            items.field("appleVersionId", String(version.appleVersionId))
+            items.field("alternativeDistributionPackage", "\(config.publicURL)/packages/\(app.appleItemId)/\(version.appleVersionId)/")
+            items.field("installVerificationToken", token)
+            items.field("appShareURL", "\(config.publicURL)/apps/\(app.appleItemId)")
             if kind == .updates {
-                item["bundleVersion"] = version.bundleVersion
-                item["shortVersionString"] = version.shortVersionString
+                items.field("bundleVersion", version.bundleVersion)
+                items.field("shortVersionString", version.shortVersionString)
             }
-            items.append(item)
+            items.endObject()
         }
         if let identity, !restored.isEmpty {
             try await ledger.record(accountID: identity.accountID, appleItemIds: restored, clientId: identity.clientId)
         }
-        return .json([kind.rawValue: items, "failures": failures], cacheControl: "no-store")
+        // {"failures":[…],"<kind>":[…]}: the members are already JSON; only the brackets are added here.
+        var answer: [UInt8] = []
+        answer.reserveCapacity(items.bytes.count + failures.bytes.count + 32)
+        answer.append(contentsOf: #"{"failures":["#.utf8)
+        answer.append(contentsOf: failures.bytes)
+        answer.append(contentsOf: #"],""#.utf8)
+        answer.append(contentsOf: kind.rawValue.utf8)
+        answer.append(contentsOf: #"":["#.utf8)
+        answer.append(contentsOf: items.bytes)
+        answer.append(contentsOf: "]}".utf8)
+        return .json(bytes: answer, cacheControl: "no-store")
     }
 }

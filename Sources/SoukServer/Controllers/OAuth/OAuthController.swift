@@ -15,6 +15,7 @@ struct OAuthController<Context: RequestContext> {
     let passwords: PasswordSignIn
     let sessions: WebSessionStore
     let keys: SoukKeys
+    let signingKeys: InstallVerificationKeyring
     let pages: Pages
 
     static var csrfCookie: String { "souk_csrf" }
@@ -51,15 +52,10 @@ struct OAuthController<Context: RequestContext> {
         ], cacheControl: "public, max-age=3600")
     }
 
-    /// The install verification public key as a JWK set (RFC 7517).
+    /// The install verification public keys as a JWK set (RFC 7517): the current keys and retired
+    /// ones whose tokens may still be alive. Cached briefly, so a rotated key appears within a minute.
     @Sendable func jwks(_ request: Request, context: Context) async throws -> Response {
-        let raw = keys.installVerificationKey.publicKey.rawRepresentation
-        let marketplace = try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)
-        return Response.json(["keys": [[
-            "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256",
-            "kid": marketplace.installVerificationKeyId,
-            "x": Base64URL.encode(raw.prefix(32)), "y": Base64URL.encode(raw.suffix(32)),
-        ]]], cacheControl: "public, max-age=300")
+        Response.json(["keys": try await signingKeys.jwks()], cacheControl: "public, max-age=60")
     }
 
     // MARK: Authorization endpoint
