@@ -1,53 +1,142 @@
 #!/usr/bin/env bash
-# First measurement of the update check: a release `souk serve` with the demo catalog answering
-# `updates` for 30 installed apps that are all current (the common case), beside nginx serving a
-# static JSON file the size of Souk's answer. Not yet the issue's 100,000-app benchmark.
-#   scripts/bench-updates.sh        # DURATION=10 CONNECTIONS=64
+# The update-check benchmark (app-data issue, item 7). For each storage backend and catalog size:
+# seed a synthetic catalog (`souk bench seed-catalog`), start a release `souk serve`, and measure
+# `POST /marketplace-kit/v1/updates` naming 30 installed apps that are all current (the common
+# case) with wrk: peak requests/s, server CPU per request, and latency percentiles at about half
+# of the peak rate. In the same run it measures nginx serving a static JSON file of the answer's
+# size, and the framework's floor (`souk bench floor`: Hummingbird decoding the same request and
+# encoding a same-sized answer with Codable, no storage, no middleware).
+#
+#   scripts/bench-updates.sh                       # SQLite and PostgreSQL, 100 and 100,000 apps
+#   BACKENDS=sqlite SIZES=100000 DURATION=5 scripts/bench-updates.sh
+#
+# PostgreSQL: uses SOUK_TEST_POSTGRES_URL, or starts the throwaway cluster of scripts/postgres.sh.
+# Needs wrk and nginx (apt-get install wrk nginx-light). Numbers in docs/benchmarks.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 DURATION="${DURATION:-10}"
 CONNECTIONS="${CONNECTIONS:-64}"
+SIZES="${SIZES:-100 100000}"
+BACKENDS="${BACKENDS:-sqlite postgres}"
 require_load_tools
-SOUK=$(release_souk)
+SOUK=$(release_souk 2>/dev/null) || { echo "release build failed: swift build -c release --product souk" >&2; exit 1; }
 WORK=$(mktemp -d /tmp/souk-bench-updates.XXXXXX)
 chmod 755 "$WORK"
-trap 'kill $SERVER 2>/dev/null || true; nginx -c "$WORK/nginx.conf" -s stop 2>/dev/null || true; rm -rf "$WORK"' EXIT
-export SOUK_DATA_DIR="$WORK/data" SOUK_LOG_LEVEL=warning
-"$SOUK" demo seed >/dev/null
-PORT=$(free_port)
-NGINX_PORT=$(free_port)
-"$SOUK" serve --port "$PORT" >"$WORK/serve.log" 2>&1 &
-SERVER=$!
-wait_healthy "$PORT"
+PIDS=()
+DATABASES=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  nginx -c "$WORK/nginx.conf" -s stop 2>/dev/null || true
+  for db in "${DATABASES[@]}"; do psql "$SOUK_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+export SOUK_LOG_LEVEL=warning
+ANSWER='{"failures":[],"updates":[]}'
 
-# The two public demo apps, 15 times each, at their newest versions: nothing to update.
-BODY=$(python3 -c '
-import json
-apps = [("6446000001", "8000000102"), ("6446000002", "8000000202")] * 15
-print(json.dumps({"apps": [{"appleItemId": a, "appleVersionId": v} for a, v in apps], "platform": "iOS", "osVersion": "18.0"}))')
-ANSWER=$(curl -s -H 'Content-Type: application/json' -d "$BODY" "http://127.0.0.1:$PORT/marketplace-kit/v1/updates")
-python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["updates"] == [] and d["failures"] == [], d' "$ANSWER"
+# The request: 30 apps spread over a catalog of $1 apps, each at its current version.
+body() {
+  python3 -c '
+import json, sys
+size = int(sys.argv[1])
+ids = sorted({k * size // 30 for k in range(30)})
+print(json.dumps({"apps": [{"appleItemId": str(7000000000 + i), "appleVersionId": str(8000000000 + i)} for i in ids],
+                  "platform": "iOS", "osVersion": "18.0"}))' "$1"
+}
+
+# wrk scripts: a POST of $WORK/body.json, and the same with a pause per connection (fixed-rate load).
+write_lua() {
+  cat >"$WORK/post.lua" <<LUA
+wrk.method = "POST"
+wrk.body = [[$(cat "$WORK/body.json")]]
+wrk.headers["Content-Type"] = "application/json"
+LUA
+  { cat "$WORK/post.lua"; echo "function delay() return $1 end"; } >"$WORK/paced.lua"
+}
+
+# Runs wrk at full load against $1 (pid $2, or 0 for none); prints "req/s p50 p99 µs-per-request".
+peak() {
+  local before after out requests
+  before=$([ "$2" != 0 ] && cpu_ticks "$2" || echo 0)
+  out=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/post.lua" "$1")
+  after=$([ "$2" != 0 ] && cpu_ticks "$2" || echo 0)
+  if grep -q 'Non-2xx' <<<"$out"; then echo "non-2xx answers from $1: $out" >&2; exit 1; fi
+  requests=$(awk '/requests in/ {print $1}' <<<"$out")
+  echo "$(awk '/Requests\/sec/ {print $2}' <<<"$out") $(awk '$1=="50%" {print $2}' <<<"$out") $(awk '$1=="99%" {print $2}' <<<"$out") $(python3 -c "print(round(($after-$before)/$(getconf CLK_TCK)/max($requests,1)*1e6))")"
+}
+
+# Runs wrk at about $2 requests/s against $1 (64 connections pausing between requests); prints "req/s p50 p99".
+paced() {
+  local pause out
+  pause=$(python3 -c "print(max(1, round($CONNECTIONS * 1000 / $2)))")
+  write_lua "$pause"
+  out=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/paced.lua" "$1")
+  echo "$(awk '/Requests\/sec/ {print $2}' <<<"$out") $(awk '$1=="50%" {print $2}' <<<"$out") $(awk '$1=="99%" {print $2}' <<<"$out")"
+}
+
+# nginx: the answer as a static file (POST to a static file is a 405 in nginx; error_page turns it into the file).
+NGINX_PORT=$(free_port)
+mkdir -p "$WORK/static/marketplace-kit/v1"
+printf '%s' "$ANSWER" >"$WORK/static/marketplace-kit/v1/updates"
 cat >"$WORK/nginx.conf" <<CONF
 worker_processes 1;
 pid $WORK/nginx.pid;
 error_log $WORK/nginx-error.log;
 events { worker_connections 1024; }
-http { access_log off; server { listen 127.0.0.1:$NGINX_PORT; location / { default_type application/json; return 200 '$ANSWER'; } } }
+http { access_log off; server { listen 127.0.0.1:$NGINX_PORT; location / { root $WORK/static; default_type application/json; error_page 405 =200 \$uri; }
+  location = /fixed { default_type application/json; return 200 '$ANSWER'; } } }
 CONF
 nginx -c "$WORK/nginx.conf"
-cat >"$WORK/post.lua" <<LUA
-wrk.method = "POST"
-wrk.body = [[$BODY]]
-wrk.headers["Content-Type"] = "application/json"
-LUA
-cpu() { cpu_ticks "$SERVER"; }
-BEFORE=$(cpu)
-OUT=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$WORK/post.lua" "http://127.0.0.1:$PORT/marketplace-kit/v1/updates")
-AFTER=$(cpu)
-NOUT=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s "$WORK/post.lua" "http://127.0.0.1:$NGINX_PORT/updates")
-if grep -q 'Non-2xx' <<<"$OUT$NOUT"; then echo "non-2xx answers: $OUT $NOUT" >&2; exit 1; fi
-S=$(awk '/Requests\/sec/ {print $2}' <<<"$OUT"); N=$(awk '/Requests\/sec/ {print $2}' <<<"$NOUT")
-REQ=$(awk '/requests in/ {print $1}' <<<"$OUT")
-P99=$(awk '$1=="99%" {print $2}' <<<"$OUT")
-echo "updates, 30 current apps: souk $S req/s, nginx $N req/s ($(python3 -c "print(round(100*$S/$N))")%), p99 $P99 at full load, souk CPU $(python3 -c "print(round(($AFTER-$BEFORE)/$(getconf CLK_TCK)/max($REQ,1)*1e6))") µs/request"
+FLOOR_PORT=$(free_port)
+"$SOUK" bench floor --port "$FLOOR_PORT" >"$WORK/floor.log" 2>&1 &
+PIDS+=($!)
+FLOOR_PID=$!
+sleep 1
+
+body 30 >"$WORK/body.json"
+write_lua 1
+read -r N_RPS _ N_P99 _ <<<"$(peak "http://127.0.0.1:$NGINX_PORT/marketplace-kit/v1/updates" 0)"
+read -r R_RPS _ R_P99 _ <<<"$(peak "http://127.0.0.1:$NGINX_PORT/fixed" 0)"
+read -r F_RPS _ F_P99 F_CPU <<<"$(peak "http://127.0.0.1:$FLOOR_PORT/marketplace-kit/v1/updates" "$FLOOR_PID")"
+echo "nginx static file:       $N_RPS req/s (p99 $N_P99)"
+echo "nginx fixed answer:      $R_RPS req/s (p99 $R_P99; 'return 200', no file: the strictest ceiling)"
+echo "Hummingbird floor route: $F_RPS req/s (p99 $F_P99, $F_CPU µs CPU/request) = $(python3 -c "print(round(100*$F_RPS/$N_RPS))")% of nginx"
+echo
+printf '%-10s %8s | %9s %6s %6s %6s %8s | %12s %8s %8s\n' backend apps "req/s" "%nginx" "%fixed" "%floor" "µs/req" "half-load r/s" p50 p99
+
+for backend in $BACKENDS; do
+  if [ "$backend" = postgres ] && [ -z "${SOUK_TEST_POSTGRES_URL:-}" ]; then eval "$(scripts/postgres.sh env)"; fi
+  for size in $SIZES; do
+    export SOUK_DATA_DIR="$WORK/data-$backend-$size"
+    unset SOUK_DATABASE_URL
+    if [ "$backend" = postgres ]; then
+      db="souk_bench_$$_$size"
+      DATABASES+=("$db")
+      psql "$SOUK_TEST_POSTGRES_URL" -qc "CREATE DATABASE $db" >/dev/null
+      SOUK_DATABASE_URL=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$SOUK_TEST_POSTGRES_URL" "$db")
+      export SOUK_DATABASE_URL
+      "$SOUK" migrate >/dev/null
+    fi
+    "$SOUK" bench seed-catalog --apps "$size" >/dev/null
+    PORT=$(free_port)
+    "$SOUK" serve --port "$PORT" >"$WORK/serve-$backend-$size.log" 2>&1 &
+    SERVER=$!
+    PIDS+=("$SERVER")
+    wait_healthy "$PORT"
+    URL="http://127.0.0.1:$PORT/marketplace-kit/v1/updates"
+    body "$size" >"$WORK/body.json"
+    write_lua 1
+    GOT=$(curl -s -H 'Content-Type: application/json' --data-binary @"$WORK/body.json" "$URL")
+    [ "$GOT" = "$ANSWER" ] || { echo "unexpected answer: $GOT" >&2; exit 1; }
+    read -r S_RPS _ _ S_CPU <<<"$(peak "$URL" "$SERVER")"
+    read -r H_RPS H_P50 H_P99 <<<"$(paced "$URL" "$(python3 -c "print($S_RPS / 2)")")"
+    RSS=$(awk '/VmRSS/ {print $2}' "/proc/$SERVER/status")
+    printf '%-10s %8s | %9s %5s%% %5s%% %5s%% %8s | %12s %8s %8s   (RSS %s MB)\n' "$backend" "$size" "$S_RPS" \
+      "$(python3 -c "print(round(100*$S_RPS/$N_RPS))")" "$(python3 -c "print(round(100*$S_RPS/$R_RPS))")" \
+      "$(python3 -c "print(round(100*$S_RPS/$F_RPS))")" "$S_CPU" \
+      "$H_RPS" "$H_P50" "$H_P99" "$((RSS / 1024))"
+    kill "$SERVER"
+    wait "$SERVER" 2>/dev/null || true
+  done
+done

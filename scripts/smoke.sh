@@ -77,10 +77,16 @@ if [ -n "${SOUK_TEST_POSTGRES_URL:-}" ]; then
     [ "$(status "$base$PKG/manifest.json")" = 200 ] || fail "manifest on PostgreSQL ($base)"
   done
   [ "$(curl -s "$A$PKG/manifest.json" | sha256sum)" = "$(curl -s "$B$PKG/manifest.json" | sha256sum)" ] || fail "processes disagree"
+  RESTORE='{"apps": [{"appleItemId": "6446000001", "appleVersionId": "0"}], "platform": "iOS", "osVersion": "18.0"}'
+  restore() { curl -s -H 'Content-Type: application/json' -d "$RESTORE" "$1/marketplace-kit/v1/restore"; }
+  for base in "$A" "$B"; do
+    restore "$base" | grep -q '"restores":\[{' || fail "restore on PostgreSQL ($base)"
+  done
   "$SOUK" apps takedown --apple-item-id 6446000001 --reason smoke >/dev/null
-  sleep 1.2   # package lookups are cached for one second (HostedFileCache)
+  sleep 1.5   # package lookups are cached for one second, the catalog index refreshes every second
   for base in "$A" "$B"; do
     [ "$(status "$base$PKG/manifest.json")" = 404 ] || fail "takedown not seen by $base"
+    restore "$base" | grep -q '"failures":\[{"appleItemId":"6446000001"' || fail "takedown not seen by restore on $base"
   done
   unset SOUK_DATABASE_URL SOUK_DATA_DIR
   echo "smoke: two PostgreSQL-backed servers OK ($A, $B)"

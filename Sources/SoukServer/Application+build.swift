@@ -9,15 +9,17 @@ import SoukStore
 
 /// The one composition root: the server, the CLI and every test build Souk's HTTP face here.
 ///
-/// The runtime's `Databases` is registered as a service, so the pools close when the application's
-/// service group shuts down.
+/// Background services (the catalog index refresher, the App Store Connect event worker) run in the
+/// application's service group; they use the database, so the caller closes the runtime only after
+/// the application has stopped (`ServeCommand`, `ServerFixture`), never as a sibling service.
 public func buildApplication(
     _ runtime: SoukRuntime,
     metrics: SoukMetrics = SoukMetrics(),
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
-    let router = buildRouter(runtime, metrics: metrics)
     let config = runtime.config
+    let worker = AppStoreConnectEventWorker(processor: AppStoreConnectEventProcessor(runtime: runtime, client: try runtime.appStoreConnectClient()))
+    let router = buildRouter(runtime, metrics: metrics, appStoreConnectWorker: worker)
     let server: HTTPServerBuilder
     if let tls = config.tls {
         server = try .tls(.http1(), tlsConfiguration: try makeTLSConfiguration(tls))
@@ -28,14 +30,16 @@ public func buildApplication(
         router: router,
         server: server,
         configuration: .init(address: .hostname(config.hostname, port: config.port), serverName: "Souk"),
-        services: [runtime.database.databases],
+        services: [CatalogIndexRefresher(index: runtime.catalogIndex, interval: config.catalogRefreshInterval, logger: runtime.logger),
+                   worker],
         onServerRunning: onServerRunning,
         logger: runtime.logger
     )
 }
 
 /// Every route Souk answers, in one place.
-func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics) -> Router<SoukRequestContext> {
+func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics,
+                 appStoreConnectWorker: AppStoreConnectEventWorker? = nil) -> Router<SoukRequestContext> {
     let router = Router(context: SoukRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: LogRequestsMiddleware(.info))
@@ -43,7 +47,8 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics) -> Router<SoukReq
     router.add(middleware: ProblemMiddleware())
 
     OperationsController(database: runtime.database, metrics: metrics).addRoutes(to: router)
-    PackageHostingController(files: HostedFileCache(query: HostedFileQuery(database: runtime.database)),
+    PackageHostingController(files: HostedFileCache(query: HostedFileQuery(database: runtime.database),
+                                                    lifetime: runtime.config.catalogRefreshInterval),
                              blobs: runtime.blobs, metrics: metrics)
         .addRoutes(to: router.group("packages"))
     AppIconController(catalog: runtime.catalog, blobs: runtime.blobs).addRoutes(to: router.group("apps"))
@@ -63,6 +68,9 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics) -> Router<SoukReq
     AppDataController(config: runtime.config, index: runtime.catalogIndex, catalog: runtime.catalog,
                       ledger: InstallLedger(database: runtime.database), bearer: bearer, keys: runtime.keys,
                       signingKeys: runtime.installVerificationKeys)
+        .addRoutes(to: router)
+    AppStoreConnectWebhookController(secret: runtime.config.appStoreConnect.webhookSecret,
+                                     store: AppStoreConnectEventStore(database: runtime.database), worker: appStoreConnectWorker)
         .addRoutes(to: router)
     return router
 }

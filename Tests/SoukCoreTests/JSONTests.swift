@@ -13,6 +13,7 @@ import Testing
         #expect(value["b"]?["c"] == .string("d"))
         #expect(value["e"] == .array([]))
         #expect(value["f"] == .object([]))
+        #expect(value["b"] == .object([JSONMember("c", .string("d"))]))
         #expect(value["missing"] == nil)
     }
 

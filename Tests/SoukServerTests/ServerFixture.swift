@@ -24,7 +24,7 @@ struct ServerFixture {
         let runtime = try await SoukRuntime.open(config, logger: testLogger(), migrate: true)
         do {
             try await prepare(runtime, StorePaths(folder: folder.path))
-            // The application owns the database pools from here on and closes them when the test ends.
+            // The application's services stop when the test ends; the database closes after them.
             try await buildApplication(runtime).test(.router, test)
         } catch {
             await runtime.close()

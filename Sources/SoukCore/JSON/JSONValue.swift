@@ -4,7 +4,7 @@
 /// Numbers keep their literal text, so identifiers above 2^53 survive exactly. Objects keep their
 /// members in order; lookup is linear, which is fastest for the small objects devices send.
 public enum JSONValue: Sendable, Equatable {
-    case object([(String, JSONValue)])
+    case object([JSONMember])
     case array([JSONValue])
     case string(String)
     case number(String)
@@ -14,7 +14,7 @@ public enum JSONValue: Sendable, Equatable {
     /// The first member named `key` of an object; nil for a missing member or a non-object.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        for (name, value) in members where name == key { return value }
+        for member in members where member.name == key { return member.value }
         return nil
     }
 
@@ -35,7 +35,7 @@ public enum JSONValue: Sendable, Equatable {
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
-        case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case (.object(let a), .object(let b)): a == b
         case (.array(let a), .array(let b)): a == b
         case (.string(let a), .string(let b)), (.number(let a), .number(let b)): a == b
         case (.bool(let a), .bool(let b)): a == b
@@ -61,6 +61,18 @@ public enum JSONValue: Sendable, Equatable {
         } catch {
             throw JSONSyntaxError(offset: 0, reason: "\(error)")
         }
+    }
+}
+
+/// One member of an object. (A struct, not a tuple: arrays of tuples cost a generic metadata
+/// lookup at run time on every parse.)
+public struct JSONMember: Sendable, Equatable {
+    public var name: String
+    public var value: JSONValue
+
+    public init(_ name: String, _ value: JSONValue) {
+        self.name = name
+        self.value = value
     }
 }
 
@@ -121,7 +133,7 @@ private struct JSONParser {
     mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         guard depth <= Self.maxDepth else { throw error("nested deeper than \(Self.maxDepth) levels") }
         index += 1
-        var members: [(String, JSONValue)] = []
+        var members: [JSONMember] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
@@ -131,7 +143,7 @@ private struct JSONParser {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
-            members.append((name, try value(depth: depth)))
+            members.append(JSONMember(name, try value(depth: depth)))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -184,17 +196,25 @@ private struct JSONParser {
     mutating func string() throws(JSONSyntaxError) -> String {
         index += 1  // the opening quote
         let start = index
-        // Fast path: no escapes.
+        // Fast path: no escapes. ASCII needs no UTF-8 validation.
+        var ascii = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                guard let text else { throw error("a string is not valid UTF-8") }
+                let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
+                if ascii {
+                    return String(unsafeUninitializedCapacity: slice.count) { buffer in
+                        _ = buffer.initialize(from: slice)
+                        return slice.count
+                    }
+                }
+                guard let text = String(validating: slice, as: UTF8.self) else { throw error("a string is not valid UTF-8") }
                 return text
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw error("control character in a string") }
+            if byte >= 0x80 { ascii = false }
             index += 1
         }
         var scalars: [UInt8] = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))

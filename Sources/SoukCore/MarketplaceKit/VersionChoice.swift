@@ -22,19 +22,16 @@ public struct CatalogVersion: Sendable, Equatable {
 
 /// Which version a device gets (spec §5–§6).
 public enum VersionChoice {
-    /// iPads install iOS packages: a request from iPadOS matches `ipados` and `ios`.
-    static func platforms(for requested: Platform) -> [Platform] {
-        requested == .iPadOS ? [.iPadOS, .iOS] : [requested]
-    }
-
     /// A version is offered only when the request's platform is among its platforms and the OS is at
-    /// least that platform's minimum (compared numerically: 17.10 > 17.4).
+    /// least that platform's minimum (compared numerically: 17.10 > 17.4). iPads install iOS
+    /// packages: a request from iPadOS matches `ipados` and `ios`.
     public static func isCompatible(_ version: CatalogVersion, platform: Platform, osVersion: OSVersion) -> Bool {
-        for candidate in platforms(for: platform) where version.platforms.contains(candidate) {
-            if let minimum = version.minimumOS[candidate], osVersion < minimum { continue }
+        func runs(on candidate: Platform) -> Bool {
+            guard version.platforms.contains(candidate) else { return false }
+            if let minimum = version.minimumOS[candidate], osVersion < minimum { return false }
             return true
         }
-        return false
+        return runs(on: platform) || (platform == .iPadOS && runs(on: .iOS))
     }
 
     /// Newest first, by release date then by id so the order is total.
@@ -43,7 +40,13 @@ public enum VersionChoice {
             (a.releaseDate, a.appleVersionId) > (b.releaseDate, b.appleVersionId)
         }
         // Versions from the catalog index are already in order: check before sorting.
-        if zip(versions, versions.dropFirst()).allSatisfy({ !newer($1, $0) }) { return versions }
+        var ordered = true
+        var index = 1
+        while ordered && index < versions.count {
+            ordered = !newer(versions[index], versions[index - 1])
+            index += 1
+        }
+        if ordered { return versions }
         return versions.sorted(by: newer)
     }
 

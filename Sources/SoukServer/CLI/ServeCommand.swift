@@ -68,6 +68,12 @@ struct ServeCommand: AsyncParsableCommand {
             print(lines.joined(separator: "\n"))
             fflush(nil)  // the URLs must show at once, also when stdout is a file or a pipe
         }
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch {
+            await runtime.close()
+            throw error
+        }
+        await runtime.close()
     }
 }

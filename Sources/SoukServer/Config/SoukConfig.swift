@@ -30,6 +30,19 @@ public struct SoukConfig: Sendable {
     public var updatesPollingHours = 24
     /// How often each process checks the catalog change log (and re-reads signing keys); 0 checks on every request.
     public var catalogRefreshMilliseconds = 1000
+    /// App Store Connect: the webhook's shared secret, the API's base URL and API key (see docs/marketplacekit.md).
+    public var appStoreConnect = AppStoreConnectSettings()
+
+    public struct AppStoreConnectSettings: Sendable, Equatable {
+        public var webhookSecret: String?
+        public var baseURL = "https://api.appstoreconnect.apple.com"
+        public var keyId: String?
+        public var issuerId: String?
+        /// Path of the API key's `.p8` file (PKCS#8 PEM).
+        public var privateKeyPath: String?
+
+        public init() {}
+    }
 
     public struct TLSFiles: Sendable, Equatable {
         public var certificatePath: String
@@ -54,6 +67,11 @@ public struct SoukConfig: Sendable {
         ("signUp", "SOUK_SIGN_UP", "-", "let people create accounts at /signup (default false)"),
         ("updatesPollingHours", "SOUK_UPDATES_POLLING_HOURS", "-", "hours between update checks, at least 24 (default 24)"),
         ("catalogRefreshMs", "SOUK_CATALOG_REFRESH_MS", "-", "how often a process looks for catalog and key changes made elsewhere (default 1000)"),
+        ("ascWebhookSecret", "SOUK_ASC_WEBHOOK_SECRET", "-", "shared secret of the App Store Connect webhook (unset: the webhook answers 503)"),
+        ("ascBaseUrl", "SOUK_ASC_BASE_URL", "-", "App Store Connect API base URL (default https://api.appstoreconnect.apple.com)"),
+        ("ascKeyId", "SOUK_ASC_KEY_ID", "-", "App Store Connect API key id, to download packages"),
+        ("ascIssuerId", "SOUK_ASC_ISSUER_ID", "-", "App Store Connect API issuer id"),
+        ("ascPrivateKey", "SOUK_ASC_PRIVATE_KEY", "-", "path of the App Store Connect API key (.p8)"),
     ]
 
     /// A configuration for tests and tools: in-memory-free defaults rooted at `dataDir`.
@@ -79,7 +97,7 @@ public struct SoukConfig: Sendable {
                 environmentVariables: Dictionary(uniqueKeysWithValues: environment.compactMap { key, value in
                     key.hasPrefix("SOUK_") ? (String(key.dropFirst(5)), value) : nil
                 }),
-                secretsSpecifier: .specific(["DATABASE_URL"])
+                secretsSpecifier: .specific(["DATABASE_URL", "ASC_WEBHOOK_SECRET"])
             ),
         ]
         if let path = configFile ?? environment["SOUK_CONFIG"] {
@@ -145,6 +163,22 @@ public struct SoukConfig: Sendable {
         }
         config.updatesPollingHours = try await reader.wholeNumber("updatesPollingHours", default: 24, range: 24...8760)
         config.catalogRefreshMilliseconds = try await reader.wholeNumber("catalogRefreshMs", default: 1000, range: 0...60_000)
+        if let secret = try await reader.string("ascWebhookSecret") {
+            guard secret.count >= 16 else { throw reader.error("ascWebhookSecret", "(hidden)", "must be at least 16 characters") }
+            config.appStoreConnect.webhookSecret = secret
+        }
+        if let base = try await reader.string("ascBaseUrl") {
+            guard let url = URL(string: base), url.scheme == "https" || url.scheme == "http", url.host != nil else {
+                throw reader.error("ascBaseUrl", base, "must be an http(s) URL")
+            }
+            config.appStoreConnect.baseURL = base
+        }
+        config.appStoreConnect.keyId = try await reader.string("ascKeyId")
+        config.appStoreConnect.issuerId = try await reader.string("ascIssuerId")
+        if let path = try await reader.string("ascPrivateKey") {
+            guard FileManager.default.isReadableFile(atPath: path) else { throw reader.error("ascPrivateKey", path, "is not a readable file") }
+            config.appStoreConnect.privateKeyPath = path
+        }
         if let signUp = try await reader.string("signUp") {
             guard let value = Bool(signUp.lowercased()) else { throw reader.error("signUp", signUp, "must be true or false") }
             config.signUpEnabled = value

@@ -1,12 +1,23 @@
 import Hummingbird
 import NIOCore
 import Prometheus
+import Synchronization
 
 /// Souk's Prometheus metrics, in a registry of its own (no global bootstrap, so tests and several
 /// applications in one process never collide).
 public final class SoukMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
     let packageBytes: Counter
+    /// The registry's metric objects by label set: looking them up in the registry on every
+    /// request cost more than the rest of the middleware.
+    private let requestCounters = Mutex<[RequestKey: Counter]>([:])
+    private let latencyHistograms = Mutex<[String: DurationHistogram]>([:])
+
+    private struct RequestKey: Hashable {
+        var method: String
+        var route: String
+        var status: Int
+    }
 
     static let latencyBuckets: [Duration] = [
         .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
@@ -29,10 +40,23 @@ public final class SoukMetrics: Sendable {
     /// Records one answered request. `route` is the matched route pattern, never the raw path,
     /// so the label set stays small.
     func record(method: String, route: String, status: Int, duration: Duration) {
-        registry.makeCounter(descriptor: Self.requests,
-                             labels: [("method", method), ("route", route), ("status", String(status))]).increment()
-        registry.makeDurationHistogram(descriptor: Self.latency, labels: [("route", route)],
-                                       buckets: Self.latencyBuckets).record(duration)
+        let key = RequestKey(method: method, route: route, status: status)
+        let counter = requestCounters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = registry.makeCounter(descriptor: Self.requests,
+                                               labels: [("method", method), ("route", route), ("status", String(status))])
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+        let histogram = latencyHistograms.withLock { histograms in
+            if let histogram = histograms[route] { return histogram }
+            let histogram = registry.makeDurationHistogram(descriptor: Self.latency, labels: [("route", route)],
+                                                           buckets: Self.latencyBuckets)
+            histograms[route] = histogram
+            return histogram
+        }
+        histogram.record(duration)
     }
 
     /// The registry in Prometheus text format.

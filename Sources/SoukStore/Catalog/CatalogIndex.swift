@@ -58,7 +58,7 @@ public final class CatalogIndex: Sendable {
     }
 
     /// The apps among `ids` that exist (unknown ids are absent).
-    public func apps(_ ids: some Sequence<UInt64>) async throws -> [UInt64: CatalogApp] {
+    public func apps(_ ids: [UInt64]) async throws -> [UInt64: CatalogApp] {
         try await ensureFresh()
         return state.withLock { state in
             var found: [UInt64: CatalogApp] = [:]
@@ -170,6 +170,7 @@ public final class CatalogIndex: Sendable {
         var versionQuery = database.sql.select()
             .columns("app_id", "apple_version_id", "bundle_version", "short_version_string", "platforms", "minimum_os", "release_date")
             .from("app_versions")
+            .where("withdrawn_at", .is, SQLLiteral.null)
         if ids != nil { versionQuery = versionQuery.where("app_id", .in, Array(byRowID.keys)) }
         var versions: [UUID: [CatalogVersion]] = [:]
         if !byRowID.isEmpty {

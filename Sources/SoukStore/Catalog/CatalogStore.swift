@@ -45,9 +45,11 @@ public struct CatalogStore: Sendable {
     }
 
     /// Versions of an app, newest release first.
+    /// The versions still offered (not withdrawn in App Store Connect), newest first.
     public func versions(of app: AppModel) async throws -> [AppVersionModel] {
         try await AppVersionModel.query(on: database.db)
             .filter(\.$app.$id == app.requireID())
+            .filter(\.$withdrawnAt == nil)
             .sort(\.$releaseDate, .descending)
             .all()
     }

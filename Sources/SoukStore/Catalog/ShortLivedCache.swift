@@ -61,3 +61,22 @@ public final class ShortLivedCache<Key: Hashable & Sendable, Value: Sendable>: S
         }[key]
     }
 }
+
+/// One value remembered for a short `lifetime` (the marketplace identity on hot paths): cheaper
+/// than a `ShortLivedCache` with a single key.
+public final class ShortLivedValue<Value: Sendable>: Sendable {
+    private let lifetime: Duration
+    private let held = Mutex<(value: Value, expires: ContinuousClock.Instant)?>(nil)
+
+    public init(lifetime: Duration = .seconds(1)) {
+        self.lifetime = lifetime
+    }
+
+    public func value(load: () async throws -> Value) async throws -> Value {
+        let now = ContinuousClock.now
+        if let held = held.withLock({ $0 }), held.expires > now { return held.value }
+        let value = try await load()
+        held.withLock { $0 = (value, now + lifetime) }
+        return value
+    }
+}

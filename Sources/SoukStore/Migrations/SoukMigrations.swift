@@ -21,5 +21,6 @@ enum SoukMigrations {
         // 004: signing-key rotation, the catalog change log, App Store Connect events
         CreateInstallVerificationKey(),
         CreateCatalogChangeLog(),
+        CreateAppStoreConnectEvent(),
     ]
 }

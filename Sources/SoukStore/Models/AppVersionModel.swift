@@ -20,6 +20,8 @@ public final class AppVersionModel: Model, @unchecked Sendable {
     /// SHA-256 of the stored `manifest.json`: re-importing the same package is recognised by it.
     @Field(key: "manifest_sha256") public var manifestSHA256: String
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
+    /// Set when App Store Connect withdrew the version (`AppVersionsUnavailable`): no longer offered or served.
+    @OptionalField(key: "withdrawn_at") public var withdrawnAt: Date?
     @Children(for: \.$version) public var files: [PackageFileModel]
 
     public init() {}
@@ -34,6 +36,20 @@ public final class AppVersionModel: Model, @unchecked Sendable {
         self.requiredCapabilities = manifest.requiredDeviceCapabilities
         self.releaseDate = releaseDate
         self.manifestSHA256 = manifestSHA256
+    }
+
+    /// A version without a package (synthetic catalogs for benchmarks).
+    public init(appID: UUID, appleVersionId: UInt64, bundleVersion: String, shortVersionString: String,
+                minimumOS: [Platform: OSVersion], releaseDate: Date) {
+        self.$app.id = appID
+        self.appleVersionIdColumn = AppleIDColumn.store(appleVersionId)
+        self.bundleVersion = bundleVersion
+        self.shortVersionString = shortVersionString
+        self.platforms = minimumOS.keys.map(\.rawValue).sorted()
+        self.minimumOS = Dictionary(uniqueKeysWithValues: minimumOS.map { ($0.key.rawValue, $0.value.description) })
+        self.requiredCapabilities = []
+        self.releaseDate = releaseDate
+        self.manifestSHA256 = ""
     }
 
     public var appleVersionId: UInt64 { AppleIDColumn.load(appleVersionIdColumn) }

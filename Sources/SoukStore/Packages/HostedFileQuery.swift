@@ -29,6 +29,7 @@ public struct HostedFileQuery: Sendable {
               AND v.apple_version_id = \(bind: AppleIDColumn.store(appleVersionId))
               AND f.path = \(bind: path)
               AND a.availability = \(bind: Availability.available.rawValue)
+              AND v.withdrawn_at IS NULL
             """).first()
         guard let row else { return nil }
         let created = try row.decode(column: "created_at", as: Date?.self) ?? Date(timeIntervalSince1970: 0)

@@ -17,7 +17,7 @@ struct AppDataController<Context: RequestContext> {
     let keys: SoukKeys
     let signingKeys: InstallVerificationKeyring
     /// The marketplace's AppleItemID, re-read at most once a second.
-    let marketplaceIdentity = ShortLivedCache<Int, UInt64>()
+    let marketplaceIdentity = ShortLivedValue<UInt64>()
 
     enum Kind: String {
         case restore = "restores"
@@ -47,13 +47,13 @@ struct AppDataController<Context: RequestContext> {
             throw Problem(.badRequest, message)
         }
         let identity = try await bearer.optionalBearer(request)  // 403 for a token that is present but invalid
-        let found = try await index.apps(parsed.apps.lazy.map(\.appleItemId))
+        let found = try await index.apps(parsed.apps.map(\.appleItemId))
         if identity == nil, parsed.apps.contains(where: { found[$0.appleItemId].map { $0.availability == .available && $0.access == .account } ?? false }) {
             throw BearerChallenge(status: .unauthorized, realm: bearer.realm)
         }
-        let marketplace = try await marketplaceIdentity.value(for: 0) {
+        let marketplace = try await marketplaceIdentity.value {
             try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId).appleItemId
-        } ?? 0
+        }
         guard marketplace != 0 else {
             // Tokens with no issuer would all be refused by Apple: say so instead of handing them out.
             context.logger.error("restore/updates refused: the marketplace AppleItemID is not set")

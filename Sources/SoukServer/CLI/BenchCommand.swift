@@ -1,0 +1,93 @@
+import ArgumentParser
+import FluentKit
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// `souk bench …`: the pieces `scripts/bench-updates.sh` needs — a large synthetic catalog and the
+/// framework's floor route. Not for production data folders.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench", abstract: "Benchmark helpers (see scripts/bench-updates.sh).",
+        subcommands: [SeedCatalog.self, Floor.self])
+
+    /// First ids of the synthetic catalog: app i is `appBase + i` at version `versionBase + i`.
+    static let appBase: UInt64 = 7_000_000_000
+    static let versionBase: UInt64 = 8_000_000_000
+
+    struct SeedCatalog: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "seed-catalog",
+            abstract: "Add N public apps with one iOS 17.0+ version each (app 7000000000+i, version 8000000000+i).")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "How many apps.") var apps: Int = 100_000
+
+        func run() async throws {
+            guard (1...10_000_000).contains(apps) else { throw ValidationError("--apps must be 1–10000000") }
+            try await withRuntime(settings) { runtime in
+                let marketplace = try await runtime.catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId)
+                if marketplace.appleItemId == 0 {
+                    marketplace.appleItemId = 6_446_000_000
+                    try await runtime.catalog.updateMarketplace(marketplace)
+                }
+                let db = runtime.database.db
+                let started = ContinuousClock.now
+                let release = Date(timeIntervalSince1970: 1_767_225_600)
+                var index = 0
+                while index < apps {
+                    let batch = index..<min(index + 1000, apps)
+                    try await db.transaction { db in
+                        let models = batch.map { i in
+                            let app = AppModel(appleItemId: BenchCommand.appBase + UInt64(i), bundleId: "org.example.bench\(i)",
+                                               name: "Bench \(i)", developerName: "Bench")
+                            app.id = UUID()
+                            return app
+                        }
+                        try await models.create(on: db)
+                        let versions = try models.map { app in
+                            AppVersionModel(appID: try app.requireID(), appleVersionId: BenchCommand.versionBase + (app.appleItemId - BenchCommand.appBase),
+                                            bundleVersion: "1", shortVersionString: "1.0",
+                                            minimumOS: [.iOS: OSVersion("17.0")!], releaseDate: release)
+                        }
+                        try await versions.create(on: db)
+                    }
+                    index = batch.upperBound
+                }
+                print("Seeded \(apps) apps in \(ContinuousClock.now - started)")
+            }
+        }
+    }
+
+    struct Floor: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve the framework's floor: POST /marketplace-kit/v1/updates decoded and answered with Codable, no storage, no middleware.")
+        @Option(help: "Port on 127.0.0.1.") var port: Int
+
+        struct UpdatesRequest: Decodable {
+            struct App: Decodable {
+                var appleItemId: String
+                var appleVersionId: String
+            }
+            var apps: [App]
+            var platform: String
+            var osVersion: String
+        }
+
+        struct UpdatesAnswer: ResponseEncodable {
+            var failures: [String]
+            var updates: [String]
+        }
+
+        func run() async throws {
+            let router = Router()
+            router.post("marketplace-kit/v1/updates") { request, context -> UpdatesAnswer in
+                let decoded = try await request.decode(as: UpdatesRequest.self, context: context)
+                // Touch what was decoded so the work cannot be skipped.
+                return UpdatesAnswer(failures: decoded.apps.isEmpty ? ["none"] : [], updates: [])
+            }
+            let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
+            try await app.runService()
+        }
+    }
+}
