@@ -33,6 +33,13 @@ public struct AppsRequest: Sendable, Equatable {
     }
 
     public static func parse(bytes: UnsafeRawBufferPointer) -> Result<AppsRequest, Problem> {
+        if let fast = AppsRequestFastPath.parse(bytes) { return .success(fast) }
+        return parseGeneral(bytes)
+    }
+
+    /// The general parser (any valid JSON, any member order, errors worded); also the reference the
+    /// fast path is tested against.
+    public static func parseGeneral(_ bytes: UnsafeRawBufferPointer) -> Result<AppsRequest, Problem> {
         guard let object = try? JSONValue.parse(bytes), object.isObject else {
             return .failure(.malformed("The body must be a JSON object."))
         }
