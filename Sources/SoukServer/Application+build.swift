@@ -60,7 +60,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics,
                     sessions: sessions, keys: runtime.keys, signingKeys: runtime.installVerificationKeys, pages: pages)
         .addRoutes(to: router)
     WebController(config: runtime.config, catalog: runtime.catalog, tokens: runtime.tokens, sessions: sessions,
-                  passwords: passwords, keys: runtime.keys, pages: pages)
+                  passwords: passwords, keys: runtime.keys, pages: pages, licenses: LicenseStore(database: runtime.database))
         .addRoutes(to: router)
     AccountAPIController(bearer: bearer, catalog: runtime.catalog).addRoutes(to: router)
     AppPagesController(runtime: runtime, sessions: sessions, pages: pages).addRoutes(to: router)
@@ -68,6 +68,10 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics,
     AppDataController(config: runtime.config, index: runtime.catalogIndex, catalog: runtime.catalog,
                       ledger: InstallLedger(database: runtime.database), bearer: bearer, keys: runtime.keys,
                       signingKeys: runtime.installVerificationKeys)
+        .addRoutes(to: router)
+    LicenseController(service: LicenseService(runtime: runtime, issuer: runtime.licenseIssuer()), bearer: bearer,
+                      catalog: runtime.catalog, licenses: LicenseStore(database: runtime.database), config: runtime.config,
+                      keys: runtime.keys, pages: pages)
         .addRoutes(to: router)
     AppStoreConnectWebhookController(secret: runtime.config.appStoreConnect.webhookSecret,
                                      store: AppStoreConnectEventStore(database: runtime.database), worker: appStoreConnectWorker)

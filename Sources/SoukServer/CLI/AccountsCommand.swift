@@ -11,7 +11,7 @@ import Glibc
 struct AccountsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accounts", abstract: "Manage accounts.",
-        subcommands: [Create.self, List.self, ResetPassword.self, Disable.self, Enable.self]
+        subcommands: [Create.self, List.self, Show.self, ResetPassword.self, Disable.self, Enable.self, SetDeviceLimit.self]
     )
 
     struct Create: AsyncParsableCommand {

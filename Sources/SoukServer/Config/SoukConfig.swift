@@ -30,6 +30,23 @@ public struct SoukConfig: Sendable {
     public var updatesPollingHours = 24
     /// How often each process checks the catalog change log (and re-reads signing keys); 0 checks on every request.
     public var catalogRefreshMilliseconds = 1000
+    /// Licensing (docs/licensing.md).
+    public var licensing = LicensingSettings()
+
+    public struct LicensingSettings: Sendable, Equatable {
+        /// `development` (Souk's own documented format) or `sidecar` (Apple's SDK behind an HTTP service).
+        public var issuer = "development"
+        public var sidecarURL: String?
+        public var sidecarToken: String?
+        /// License lifetime for public apps and for apps that need an account (renewed daily by iOS).
+        public var publicHours = 720
+        public var accountHours = 48
+        /// Most devices with live licenses per account (0: no limit); an account may have its own.
+        public var deviceLimit = 0
+
+        public init() {}
+    }
+
     /// App Store Connect: the webhook's shared secret, the API's base URL and API key (see docs/marketplacekit.md).
     public var appStoreConnect = AppStoreConnectSettings()
 
@@ -67,6 +84,12 @@ public struct SoukConfig: Sendable {
         ("signUp", "SOUK_SIGN_UP", "-", "let people create accounts at /signup (default false)"),
         ("updatesPollingHours", "SOUK_UPDATES_POLLING_HOURS", "-", "hours between update checks, at least 24 (default 24)"),
         ("catalogRefreshMs", "SOUK_CATALOG_REFRESH_MS", "-", "how often a process looks for catalog and key changes made elsewhere (default 1000)"),
+        ("licenseIssuer", "SOUK_LICENSE_ISSUER", "-", "development (default; Souk's documented format) or sidecar (Apple's SDK behind an HTTP service)"),
+        ("licenseSidecarUrl", "SOUK_LICENSE_SIDECAR_URL", "-", "base URL of the license sidecar (with licenseIssuer=sidecar)"),
+        ("licenseSidecarToken", "SOUK_LICENSE_SIDECAR_TOKEN", "-", "bearer token Souk sends to the sidecar"),
+        ("licenseHoursPublic", "SOUK_LICENSE_HOURS_PUBLIC", "-", "license lifetime for public apps, in hours (default 720)"),
+        ("licenseHoursAccount", "SOUK_LICENSE_HOURS_ACCOUNT", "-", "license lifetime for apps that need an account, in hours (default 48)"),
+        ("deviceLimit", "SOUK_DEVICE_LIMIT", "-", "most devices with live licenses per account, 0 for none (default 0)"),
         ("ascWebhookSecret", "SOUK_ASC_WEBHOOK_SECRET", "-", "shared secret of the App Store Connect webhook (unset: the webhook answers 503)"),
         ("ascBaseUrl", "SOUK_ASC_BASE_URL", "-", "App Store Connect API base URL (default https://api.appstoreconnect.apple.com)"),
         ("ascKeyId", "SOUK_ASC_KEY_ID", "-", "App Store Connect API key id, to download packages"),
@@ -97,7 +120,7 @@ public struct SoukConfig: Sendable {
                 environmentVariables: Dictionary(uniqueKeysWithValues: environment.compactMap { key, value in
                     key.hasPrefix("SOUK_") ? (String(key.dropFirst(5)), value) : nil
                 }),
-                secretsSpecifier: .specific(["DATABASE_URL", "ASC_WEBHOOK_SECRET"])
+                secretsSpecifier: .specific(["DATABASE_URL", "ASC_WEBHOOK_SECRET", "LICENSE_SIDECAR_TOKEN"])
             ),
         ]
         if let path = configFile ?? environment["SOUK_CONFIG"] {
@@ -163,6 +186,23 @@ public struct SoukConfig: Sendable {
         }
         config.updatesPollingHours = try await reader.wholeNumber("updatesPollingHours", default: 24, range: 24...8760)
         config.catalogRefreshMilliseconds = try await reader.wholeNumber("catalogRefreshMs", default: 1000, range: 0...60_000)
+        if let issuer = try await reader.string("licenseIssuer") {
+            guard ["development", "sidecar"].contains(issuer) else { throw reader.error("licenseIssuer", issuer, "must be development or sidecar") }
+            config.licensing.issuer = issuer
+        }
+        if let url = try await reader.string("licenseSidecarUrl") {
+            guard let parsed = URL(string: url), parsed.scheme == "https" || parsed.scheme == "http", parsed.host != nil else {
+                throw reader.error("licenseSidecarUrl", url, "must be an http(s) URL")
+            }
+            config.licensing.sidecarURL = url
+        }
+        if config.licensing.issuer == "sidecar", config.licensing.sidecarURL == nil {
+            throw reader.error("licenseSidecarUrl", "(missing)", "is required when licenseIssuer is sidecar")
+        }
+        config.licensing.sidecarToken = try await reader.string("licenseSidecarToken")
+        config.licensing.publicHours = try await reader.wholeNumber("licenseHoursPublic", default: 720, range: 24...87_600)
+        config.licensing.accountHours = try await reader.wholeNumber("licenseHoursAccount", default: 48, range: 24...87_600)
+        config.licensing.deviceLimit = try await reader.wholeNumber("deviceLimit", default: 0, range: 0...1000)
         if let secret = try await reader.string("ascWebhookSecret") {
             guard secret.count >= 16 else { throw reader.error("ascWebhookSecret", "(hidden)", "must be at least 16 characters") }
             config.appStoreConnect.webhookSecret = secret

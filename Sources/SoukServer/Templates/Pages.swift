@@ -89,8 +89,21 @@ struct Pages: Sendable {
             {{/devices}}</ul>
             {{#hasDevices}}<form method="post" action="/account/devices/sign-out"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
             <button type="submit">Sign out all devices</button></form>{{/hasDevices}}
+            <h2>Active installs</h2>
+            <p class="hint">{{installCount}} device(s) with a live app license{{#deviceLimit}}, of at most {{deviceLimit}}{{/deviceLimit}}.</p>
+            <ul>{{#installs}}
+            <li><strong>Device {{deviceId}}</strong> · {{apps}} app(s) · licensed until {{expires}}
+            <form method="post" action="/account/installs/release"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <input type="hidden" name="device_id" value="{{deviceId}}"><button type="submit">Release this device</button></form></li>
+            {{/installs}}</ul>
             <form method="post" action="/signout"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
             <button type="submit">Sign out of this browser</button></form>
+            </body></html>
+            """,
+        "license-resolve": layoutStart + """
+            <h1>{{title}}</h1>
+            <p>{{explanation}}</p>
+            {{#action}}<p><a class="install" href="{{href}}">{{label}}</a></p>{{/action}}
             </body></html>
             """,
         "sign-up": layoutStart + """

@@ -22,5 +22,7 @@ enum SoukMigrations {
         CreateInstallVerificationKey(),
         CreateCatalogChangeLog(),
         CreateAppStoreConnectEvent(),
+        // 005: licensing
+        CreateLicense(),
     ]
 }

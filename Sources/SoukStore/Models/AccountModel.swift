@@ -9,6 +9,8 @@ public final class AccountModel: Model, @unchecked Sendable {
     @Field(key: "email") public var email: String
     @Field(key: "password_hash") public var passwordHash: String
     @Field(key: "disabled") public var disabled: Bool
+    /// At most this many devices with live licenses (nil: the server's default limit, if any).
+    @OptionalField(key: "device_limit") public var deviceLimit: Int?
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
 
     public init() {}

@@ -13,6 +13,7 @@ struct WebController<Context: RequestContext> {
     let passwords: PasswordSignIn
     let keys: SoukKeys
     let pages: Pages
+    let licenses: LicenseStore
 
     /// Double-submit CSRF cookie for the signed-out forms (sign in, sign up).
     static var formCookie: String { "souk_form" }
@@ -25,6 +26,7 @@ struct WebController<Context: RequestContext> {
         router.post("signup", use: signUp)
         router.get("account", use: account)
         router.post("account/devices/sign-out", use: signOutDevices)
+        router.post("account/installs/release", use: releaseInstall)
     }
 
     var secure: Bool { config.publicURL.hasPrefix("https://") }
@@ -84,16 +86,27 @@ struct WebController<Context: RequestContext> {
 
     @Sendable func account(_ request: Request, context: Context) async throws -> Response {
         guard let session = try await sessions.session(for: request) else { return Self.seeOther("/signin") }
-        let devices = try await tokens.devices(accountID: try session.account.requireID())
+        let accountID = try session.account.requireID()
+        let devices = try await tokens.devices(accountID: accountID)
+        // Active installs: devices with a live license (what the device limit counts).
+        let now = Date()
+        let live = try await licenses.list(accountID: accountID, limit: 1000).filter { $0.isLive(at: now) }
+        let installs = Dictionary(grouping: live, by: \.deviceId).sorted { $0.key < $1.key }.map { deviceId, records in
+            ["deviceId": deviceId, "apps": String(Set(records.map(\.appleItemId)).count),
+             "expires": Self.format(records.map(\.expiresAt).max() ?? now), "csrfToken": session.csrfToken]
+        }
+        let limit = session.account.deviceLimit ?? config.licensing.deviceLimit
         var values: [String: Any] = [
             "title": "Your account", "marketplace": try await marketplaceName(), "email": session.account.email,
             "csrfToken": session.csrfToken, "hasDevices": !devices.isEmpty,
+            "installs": installs, "installCount": installs.count, "deviceLimit": limit > 0 ? String(limit) : false,
             "devices": devices.map { device in
                 ["clientId": device.clientId, "signedIn": Self.format(device.signedInAt),
                  "lastUsed": device.lastUsedAt.map(Self.format) ?? "never", "csrfToken": session.csrfToken]
             },
         ]
         if request.uri.queryParameters["signed-out"] != nil { values["notice"] = "Signed out." }
+        if request.uri.queryParameters["released"] != nil { values["notice"] = "Device released: its app licenses end at their next renewal." }
         return pages.response("account", values)
     }
 
@@ -103,6 +116,16 @@ struct WebController<Context: RequestContext> {
         let form = try await sessions.checkedForm(request, session: session, context: context)
         try await tokens.revokeAll(accountID: try session.account.requireID(), clientId: form["client_id"])
         return Self.seeOther("/account?signed-out=1")
+    }
+
+    /// Releases one device: its licenses for this account are revoked, freeing a place under the
+    /// device limit; the apps on it stop at their next renewal.
+    @Sendable func releaseInstall(_ request: Request, context: Context) async throws -> Response {
+        guard let session = try await sessions.session(for: request) else { return Self.seeOther("/signin") }
+        let form = try await sessions.checkedForm(request, session: session, context: context)
+        guard let deviceId = form["device_id"], !deviceId.isEmpty else { throw Problem(.badRequest, "Say which device to release.") }
+        try await licenses.revoke(.init(accountID: try session.account.requireID(), deviceId: deviceId), reason: "released by the account holder")
+        return Self.seeOther("/account?released=1")
     }
 
     @Sendable func signOut(_ request: Request, context: Context) async throws -> Response {

@@ -1,0 +1,158 @@
+import FluentKit
+import Foundation
+import SQLKit
+import SoukCore
+
+/// One license as issued to a device (`licenses`).
+public struct LicenseRecord: Sendable, Equatable {
+    /// Unique, random, in 1..<2^63 (iOS 17.4 mishandles larger ids).
+    public var licenseId: UInt64
+    public var accountID: UUID?
+    public var appleItemId: UInt64
+    public var appleVersionId: UInt64
+    public var deviceId: String
+    public var issuedAt: Date
+    public var expiresAt: Date
+    public var renewals: Int
+    public var revokedAt: Date?
+    public var revokedReason: String?
+
+    public func isLive(at now: Date) -> Bool { revokedAt == nil && expiresAt > now }
+}
+
+/// Licenses, their renewal and revocation, and the per-variant key blobs App License Delivery needs.
+public struct LicenseStore: Sendable {
+    let database: SoukDatabase
+
+    public init(database: SoukDatabase) {
+        self.database = database
+    }
+
+    static let columns = ["license_id", "account_id", "apple_item_id", "apple_version_id", "device_id", "issued_at",
+                          "expires_at", "renewals", "revoked_at", "revoked_reason"]
+
+    /// Records a new license with a fresh random id.
+    public func create(accountID: UUID?, appleItemId: UInt64, appleVersionId: UInt64, deviceId: String,
+                       duration: TimeInterval, now: Date = Date()) async throws -> LicenseRecord {
+        for _ in 0..<5 {
+            let record = LicenseRecord(licenseId: UInt64.random(in: 1...UInt64(Int64.max)), accountID: accountID, appleItemId: appleItemId,
+                                       appleVersionId: appleVersionId, deviceId: deviceId, issuedAt: now,
+                                       expiresAt: now.addingTimeInterval(duration), renewals: 0)
+            do {
+                try await database.sql.insert(into: "licenses")
+                    .columns("license_id", "account_id", "apple_item_id", "apple_version_id", "device_id", "issued_at", "expires_at", "renewals")
+                    .values(SQLBind(Int64(record.licenseId)), SQLBind(accountID), SQLBind(AppleIDColumn.store(appleItemId)),
+                            SQLBind(AppleIDColumn.store(appleVersionId)), SQLBind(deviceId), SQLBind(now), SQLBind(record.expiresAt), SQLBind(0))
+                    .run()
+                return record
+            } catch {
+                // A clash of random 63-bit ids: try another one. Anything else is real.
+                if try await licenses(ids: [record.licenseId])[record.licenseId] == nil { throw error }
+            }
+        }
+        throw CatalogError.invalid("could not find a free license id")
+    }
+
+    public func licenses(ids: [UInt64]) async throws -> [UInt64: LicenseRecord] {
+        let valid = ids.filter { $0 > 0 && $0 <= UInt64(Int64.max) }
+        guard !valid.isEmpty else { return [:] }
+        let rows = try await database.sql.select().columns(Self.columns.map { SQLColumn($0) }).from("licenses")
+            .where("license_id", .in, valid.map { Int64($0) }).all()
+        return Dictionary(try rows.map(Self.decode).map { ($0.licenseId, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Starts a license's new term: issued now, expiring after `duration`.
+    public func renew(licenseId: UInt64, duration: TimeInterval, now: Date = Date()) async throws -> LicenseRecord? {
+        try await database.sql.raw("""
+            UPDATE licenses SET issued_at = \(bind: now), expires_at = \(bind: now.addingTimeInterval(duration)), renewals = renewals + 1
+            WHERE license_id = \(bind: Int64(licenseId)) AND revoked_at IS NULL
+            """).run()
+        return try await licenses(ids: [licenseId])[licenseId]
+    }
+
+    /// The devices of an account that hold a live license now: its active installs.
+    public func liveDevices(accountID: UUID, now: Date = Date()) async throws -> Set<String> {
+        let rows = try await database.sql.select().distinct().column("device_id").from("licenses")
+            .where("account_id", .equal, accountID).where("revoked_at", .is, SQLLiteral.null).where("expires_at", .greaterThan, now)
+            .all()
+        return Set(try rows.map { try $0.decode(column: "device_id", as: String.self) })
+    }
+
+    /// What a revocation targets; at least one must be set.
+    public struct Selection: Sendable {
+        public var accountID: UUID?
+        public var appleItemId: UInt64?
+        public var deviceId: String?
+        public var licenseId: UInt64?
+
+        public init(accountID: UUID? = nil, appleItemId: UInt64? = nil, deviceId: String? = nil, licenseId: UInt64? = nil) {
+            self.accountID = accountID
+            self.appleItemId = appleItemId
+            self.deviceId = deviceId
+            self.licenseId = licenseId
+        }
+
+        var isEmpty: Bool { accountID == nil && appleItemId == nil && deviceId == nil && licenseId == nil }
+
+        func apply(to query: any SQLPredicateBuilder) {
+            if let accountID { _ = query.where("account_id", .equal, accountID) }
+            if let appleItemId { _ = query.where("apple_item_id", .equal, AppleIDColumn.store(appleItemId)) }
+            if let deviceId { _ = query.where("device_id", .equal, deviceId) }
+            if let licenseId { _ = query.where("license_id", .equal, Int64(licenseId)) }
+        }
+    }
+
+    /// Revokes the unrevoked licenses that match; their next renewal lists them as ineligible.
+    /// Returns how many were revoked.
+    @discardableResult
+    public func revoke(_ selection: Selection, reason: String, now: Date = Date()) async throws -> Int {
+        guard !selection.isEmpty else { throw CatalogError.invalid("say which licenses to revoke (account, app, device or license id)") }
+        let count = database.sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("licenses")
+            .where("revoked_at", .is, SQLLiteral.null)
+        selection.apply(to: count)
+        let matching = try await count.first()?.decode(column: "n", as: Int.self) ?? 0
+        let update = database.sql.update("licenses").set("revoked_at", to: now).set("revoked_reason", to: reason)
+            .where("revoked_at", .is, SQLLiteral.null)
+        selection.apply(to: update)
+        try await update.run()
+        return matching
+    }
+
+    /// Licenses, newest first, optionally of one account or app.
+    public func list(accountID: UUID? = nil, appleItemId: UInt64? = nil, limit: Int = 100) async throws -> [LicenseRecord] {
+        let query = database.sql.select().columns(Self.columns.map { SQLColumn($0) }).from("licenses")
+        Selection(accountID: accountID, appleItemId: appleItemId).apply(to: query)
+        return try await query.orderBy("issued_at", .descending).limit(limit).all().map(Self.decode)
+    }
+
+    static func decode(_ row: any SQLRow) throws -> LicenseRecord {
+        LicenseRecord(
+            licenseId: UInt64(try row.decode(column: "license_id", as: Int64.self)),
+            accountID: try row.decode(column: "account_id", as: UUID?.self),
+            appleItemId: AppleIDColumn.load(try row.decode(column: "apple_item_id", as: Int64.self)),
+            appleVersionId: AppleIDColumn.load(try row.decode(column: "apple_version_id", as: Int64.self)),
+            deviceId: try row.decode(column: "device_id", as: String.self),
+            issuedAt: try row.decode(column: "issued_at", as: Date.self),
+            expiresAt: try row.decode(column: "expires_at", as: Date.self),
+            renewals: try row.decode(column: "renewals", as: Int.self),
+            revokedAt: try row.decode(column: "revoked_at", as: Date?.self),
+            revokedReason: try row.decode(column: "revoked_reason", as: String?.self))
+    }
+
+    // MARK: Key blobs
+
+    /// The `alternativeDistributionKeyBlob` of a package variant, by the variant's `assetPublicId`.
+    public func keyBlob(assetPublicId: String) async throws -> String? {
+        try await database.sql.select().column("key_blob").from("package_key_blobs")
+            .where("asset_public_id", .equal, assetPublicId).first()?.decode(column: "key_blob", as: String.self)
+    }
+
+    public func setKeyBlob(assetPublicId: String, appleItemId: UInt64, appleVersionId: UInt64, keyBlob: String) async throws {
+        try await database.sql.delete(from: "package_key_blobs").where("asset_public_id", .equal, assetPublicId).run()
+        try await database.sql.insert(into: "package_key_blobs")
+            .columns("id", "asset_public_id", "apple_item_id", "apple_version_id", "key_blob")
+            .values(SQLBind(UUID()), SQLBind(assetPublicId), SQLBind(AppleIDColumn.store(appleItemId)),
+                    SQLBind(AppleIDColumn.store(appleVersionId)), SQLBind(keyBlob))
+            .run()
+    }
+}
