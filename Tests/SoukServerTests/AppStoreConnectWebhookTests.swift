@@ -56,6 +56,12 @@ final class FakeAppStoreConnect: Sendable {
             let json = #"{"data": {"type": "alternativeDistributionPackageVersions", "id": "\#(id)", "attributes": {"url": "http://\#(host)/itunes-assets/package.zip?accessKey=abc", "urlExpirationDate": "2030-01-01T00:00:00Z", "version": "1", "state": "COMPLETED"}}}"#
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
         }
+        router.get("v1/alternativeDistributionPackageVersions/:id/variants") { request, _ -> Response in
+            self.requests.withLock { $0.append(request.uri.path) }
+            guard await self.authorized(request) else { return Response(status: .unauthorized) }
+            let json = #"{"data": [{"type": "alternativeDistributionPackageVariants", "id": "variant-iphone", "attributes": {"alternativeDistributionKeyBlob": "a2V5LWJsb2I=", "fileChecksum": "x"}}]}"#
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
+        }
         router.get("v1/apps/:id") { request, _ -> Response in
             self.requests.withLock { $0.append(request.uri.path) }
             guard await self.authorized(request) else { return Response(status: .unauthorized) }
@@ -157,6 +163,7 @@ final class FakeAppStoreConnect: Sendable {
             #expect(accepted.status == .accepted)
             try await Self.settle(runtime, "evt-1")
             #expect(fake.count("/itunes-assets/") == 1)
+            #expect(try await LicenseStore(database: runtime.database).keyBlob(assetPublicId: "variant-iphone") == "a2V5LWJsb2I=")
             let app = try await runtime.catalog.app(appleItemId: 6_500_000_001)
             #expect(app.name == "Sample From ASC")  // the app was created from App Store Connect's record
             let restored = try AppDataTests.json(try await AppDataTests.post(client, "restore", Self.restore))

@@ -9,6 +9,9 @@ import SoukCore
 public protocol AppStoreConnectAPI: Sendable {
     /// `GET /v1/alternativeDistributionPackageVersions/{id}`: the package zip's download URL and state.
     func packageVersion(id: String) async throws -> AppStoreConnectPackageVersion
+    /// `GET /v1/alternativeDistributionPackageVersions/{id}/variants`: each variant's id and its
+    /// `alternativeDistributionKeyBlob` (what App License Delivery needs per variant).
+    func packageVariants(versionId: String) async throws -> [AppStoreConnectVariant]
     /// `GET /v1/apps/{id}`: name and bundle id, for an app the catalog does not have yet.
     func app(id: UInt64) async throws -> AppStoreConnectApp
     /// Downloads `url` (a package zip) into the file at `path`.
@@ -20,6 +23,11 @@ public struct AppStoreConnectPackageVersion: Sendable, Equatable {
     /// `COMPLETED`, or `REPLACED` when a newer package version superseded it.
     public var state: String
     public var version: String?
+}
+
+public struct AppStoreConnectVariant: Sendable, Equatable {
+    public var id: String
+    public var keyBlob: String?
 }
 
 public struct AppStoreConnectApp: Sendable, Equatable {
@@ -103,6 +111,14 @@ public struct AppStoreConnectClient: AppStoreConnectAPI {
         }
         return AppStoreConnectPackageVersion(url: url, state: attributes?["state"]?.stringValue ?? "COMPLETED",
                                              version: attributes?["version"]?.stringValue)
+    }
+
+    public func packageVariants(versionId: String) async throws -> [AppStoreConnectVariant] {
+        let document = try await document("/v1/alternativeDistributionPackageVersions/\(Self.escape(versionId))/variants?limit=200")
+        return (document["data"]?.arrayValue ?? []).compactMap { item in
+            guard let id = item["id"]?.stringValue else { return nil }
+            return AppStoreConnectVariant(id: id, keyBlob: item["attributes"]?["alternativeDistributionKeyBlob"]?.stringValue)
+        }
     }
 
     public func app(id: UInt64) async throws -> AppStoreConnectApp {

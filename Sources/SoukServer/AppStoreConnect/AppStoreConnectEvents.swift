@@ -90,6 +90,13 @@ public struct AppStoreConnectEventProcessor: Sendable {
             appleVersionId = versionId
         }
         try await store.recordPackage(packageId: packageId, packageVersionId: packageVersionId, appleItemId: appId, appleVersionId: appleVersionId)
+        // The key blobs licensing hands to Apple's SDK, by variant. Souk takes the variant resource's
+        // id to be the manifest's `assetPublicId`; `souk packages set-key-blob` corrects one by hand.
+        let licenses = LicenseStore(database: runtime.database)
+        for variant in try await client.packageVariants(versionId: packageVersionId) {
+            guard let blob = variant.keyBlob else { continue }
+            try await licenses.setKeyBlob(assetPublicId: variant.id, appleItemId: appId, appleVersionId: appleVersionId, keyBlob: blob)
+        }
     }
 }
 

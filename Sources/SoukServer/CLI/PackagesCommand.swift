@@ -7,7 +7,7 @@ import SoukStore
 struct PackagesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "packages", abstract: "Import and make alternative distribution packages.",
-        subcommands: [Import.self, MakeSample.self]
+        subcommands: [Import.self, MakeSample.self, SetKeyBlob.self]
     )
 
     struct Import: AsyncParsableCommand {
@@ -59,6 +59,32 @@ struct PackagesCommand: AsyncParsableCommand {
                 minimumOS: minimum, variantSize: variantSize)
             let manifest = try maker.write(to: out)
             print("Wrote \(out): manifest.json, signature, \(manifest.variants.map(\.assetPath).joined(separator: ", "))")
+        }
+    }
+}
+
+extension PackagesCommand {
+    /// Records a variant's `alternativeDistributionKeyBlob` by hand (the webhook stores them itself).
+    struct SetKeyBlob: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-key-blob", abstract: "Record the license key blob of one package variant (by its assetPublicId).")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "The variant's assetPublicId, as devices send it in license requests.") var assetPublicId: String
+        @Option(help: "AppleItemID of the app.") var appleItemId: String
+        @Option(help: "AppleVersionID of the version.") var appleVersionId: String
+        @Option(help: "The key blob (base64), as App Store Connect gives it.") var keyBlob: String
+
+        func run() async throws {
+            let item = try parseAppleID(appleItemId, option: "--apple-item-id")
+            let version = try parseAppleID(appleVersionId, option: "--apple-version-id")
+            guard !assetPublicId.isEmpty, assetPublicId.count <= 200 else { throw ValidationError("--asset-public-id must be 1–200 characters") }
+            guard Data(base64Encoded: keyBlob) != nil else { throw ValidationError("--key-blob must be base64") }
+            try await withRuntime(settings) { runtime in
+                _ = try await runtime.catalog.app(appleItemId: item)
+                try await LicenseStore(database: runtime.database).setKeyBlob(assetPublicId: assetPublicId, appleItemId: item,
+                                                                              appleVersionId: version, keyBlob: keyBlob)
+                print("Recorded the key blob of variant \(assetPublicId)")
+            }
         }
     }
 }
