@@ -48,6 +48,7 @@ curl -s -H 'Content-Type: application/json' \
   -d '{"apps":[{"appleItemId":"6446000001","appleVersionId":"8000000101"}],"platform":"iOS","osVersion":"17.4"}' \
   "$BASE/marketplace-kit/v1/updates" | python3 -c 'import json,sys; assert len(json.load(sys.stdin)["updates"]) == 1' \
   || fail "updates check on the demo catalog"
+python3 scripts/license-check.py "$BASE" 6446000001 8000000102 >"$WORK/license-check.log" 2>&1 || fail "license check (see license-check.log)"
 echo "smoke: SQLite server OK ($BASE)"
 
 # 1b. The same data served over HTTPS by Souk itself (--tls-cert/--tls-key).
