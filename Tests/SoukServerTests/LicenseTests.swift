@@ -103,12 +103,7 @@ struct LicenseClient {
 
     @Test(arguments: TestBackend.available)
     func accountAppsFollowTheBearerRulesAndCountDevices(_ backend: TestBackend) async throws {
-        let box = Box<SoukRuntime>()
-        try await ServerFixture.with(backend, prepare: { runtime, paths in
-            try await AppDataTests.prepare(runtime, paths)
-            box.value = runtime
-        }) { client in
-            let runtime = box.value!
+        try await ServerFixture.withRuntime(backend) { client, runtime in
             let licensing = try await LicenseClient.make(client)
             #expect(try await licensing.request(device: Self.device, apps: [(2, 201)]).status == .unauthorized)
             #expect(try await licensing.request(device: Self.device, apps: [(2, 201)], token: "sat_forged").status == .forbidden)
@@ -196,12 +191,7 @@ struct LicenseClient {
     }
 
     @Test func theResolutionPageSaysWhyAndWhatToDo() async throws {
-        let box = Box<SoukRuntime>()
-        try await ServerFixture.with(.sqlite, prepare: { runtime, paths in
-            try await AppDataTests.prepare(runtime, paths)
-            box.value = runtime
-        }) { client in
-            let runtime = box.value!
+        try await ServerFixture.withRuntime(.sqlite) { client, runtime in
             func page(_ query: String) async throws -> (HTTPResponse.Status, String) {
                 let response = try await client.execute(uri: "/license/resolve?\(query)", method: .get)
                 return (response.status, String(buffer: response.body))

@@ -8,6 +8,22 @@ import SoukTestSupport
 
 /// A Souk built by the real `buildApplication`, on a fresh data folder and database.
 struct ServerFixture {
+    /// `with`, for tests that also need the runtime (to change the catalog mid-test).
+    static func withRuntime(
+        _ backend: TestBackend,
+        configure: (inout SoukConfig) -> Void = { _ in },
+        prepare: @escaping (SoukRuntime, StorePaths) async throws -> Void = AppDataTests.prepare,
+        _ test: @escaping @Sendable (any TestClientProtocol, SoukRuntime) async throws -> Void
+    ) async throws {
+        let box = Box<SoukRuntime>()
+        try await with(backend, configure: configure, prepare: { runtime, paths in
+            try await prepare(runtime, paths)
+            box.value = runtime
+        }) { client in
+            try await test(client, box.value!)
+        }
+    }
+
     /// Opens a runtime on `backend`, lets `prepare` fill it, then runs `test` against the application.
     static func with(
         _ backend: TestBackend,

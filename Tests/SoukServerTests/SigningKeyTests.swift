@@ -32,12 +32,7 @@ import Testing
 
     @Test(arguments: TestBackend.available)
     func rotationSignsWithTheNewKeyAndKeepsTheOldOnePublished(_ backend: TestBackend) async throws {
-        let box = Box<SoukRuntime>()
-        try await ServerFixture.with(backend, prepare: { runtime, paths in
-            try await AppDataTests.prepare(runtime, paths)
-            box.value = runtime
-        }) { client in
-            let runtime = box.value!
+        try await ServerFixture.withRuntime(backend) { client, runtime in
             let before = try await Self.jwks(client)
             #expect(before.kids.count == 1)
             let oldToken = try await Self.token(client)
@@ -67,12 +62,7 @@ import Testing
 
     @Test(arguments: TestBackend.available)
     func webDistributionSignsAnAppsTokensWithItsOwnKeyAndIssuer(_ backend: TestBackend) async throws {
-        let box = Box<SoukRuntime>()
-        try await ServerFixture.with(backend, prepare: { runtime, paths in
-            try await AppDataTests.prepare(runtime, paths)
-            box.value = runtime
-        }) { client in
-            let runtime = box.value!
+        try await ServerFixture.withRuntime(backend) { client, runtime in
             let own = try await runtime.installVerificationKeys.rotate(owner: 1, kid: nil)
             let token = try await Self.token(client)
             #expect(try Self.header(token)["kid"] as? String == own.kid)

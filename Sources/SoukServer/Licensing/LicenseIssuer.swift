@@ -31,6 +31,19 @@ public struct LicenseGrant: Sendable, Equatable {
     public var duration: TimeInterval
 }
 
+extension LicenseGrant {
+    /// The members every issuer format shares: ids as decimal strings, times in seconds.
+    func writeTerms(into writer: inout JSONWriter) {
+        writer.field("licenseId", String(licenseId))
+        writer.field("appleItemId", String(appleItemId))
+        writer.field("appleVersionId", String(appleVersionId))
+        writer.key("issuedTime")
+        writer.integer(Int64(issuedAt.timeIntervalSince1970))
+        writer.key("duration")
+        writer.integer(Int64(duration))
+    }
+}
+
 public enum LicenseAction: String, Sendable {
     case create
     case renew
@@ -102,13 +115,7 @@ public struct DevelopmentLicenseIssuer: LicenseIssuer {
         payload.beginArray()
         for grant in grants {
             payload.beginObject()
-            payload.field("licenseId", String(grant.licenseId))
-            payload.field("appleItemId", String(grant.appleItemId))
-            payload.field("appleVersionId", String(grant.appleVersionId))
-            payload.key("issuedTime")
-            payload.integer(Int64(grant.issuedAt.timeIntervalSince1970))
-            payload.key("duration")
-            payload.integer(Int64(grant.duration))
+            grant.writeTerms(into: &payload)
             payload.field("deviceId", ask.deviceId)
             payload.endObject()
         }
@@ -194,17 +201,11 @@ public struct SidecarLicenseIssuer: LicenseIssuer {
         body.beginArray()
         for grant in grants {
             body.beginObject()
-            body.field("licenseId", String(grant.licenseId))
-            body.field("appleItemId", String(grant.appleItemId))
-            body.field("appleVersionId", String(grant.appleVersionId))
+            grant.writeTerms(into: &body)
             body.key("assetPublicId")
             if let asset = grant.assetPublicId { body.string(asset) } else { body.null() }
             body.key("keyBlob")
             if let blob = grant.keyBlob { body.string(blob) } else { body.null() }
-            body.key("issuedTime")
-            body.integer(Int64(grant.issuedAt.timeIntervalSince1970))
-            body.key("duration")
-            body.integer(Int64(grant.duration))
             body.endObject()
         }
         body.endArray()
