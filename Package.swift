@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "souk", targets: ["souk"]),
+        .executable(name: "souk-device", targets: ["souk-device"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -39,10 +40,29 @@ let package = Package(
             dependencies: ["SoukServer"],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "souk-device",
+            dependencies: ["SoukDevice"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SoukDevice",
+            dependencies: [
+                "SoukCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "SoukCore",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -103,6 +123,11 @@ let package = Package(
         .testTarget(
             name: "SoukStoreTests",
             dependencies: ["SoukStore", "SoukCore", "SoukTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SoukDeviceTests",
+            dependencies: ["SoukDevice", "SoukCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -6,31 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SOUK="${SOUK_BIN:-$(swift build --show-bin-path)/souk}"
 WORK=$(mktemp -d /tmp/souk-smoke.XXXXXX)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
+NAME=smoke
+. scripts/serve-lib.sh
 trap cleanup EXIT
-fail() { echo "smoke: FAIL: $*" >&2; for f in "$WORK"/*.log; do echo "--- $f" >&2; tail -20 "$f" >&2; done; exit 1; }
-
-# Starts `souk serve` with the given arguments on a free port; prints its base URL.
-start() {
-  local log="$WORK/serve-$RANDOM.log"
-  (cd "$WORK" && exec "$SOUK" serve --port 0 "$@") >"$log" 2>&1 &
-  PIDS+=($!)
-  for _ in $(seq 1 100); do
-    if grep -q 'Souk is listening on' "$log"; then
-      grep -o 'Souk is listening on https\{0,1\}://[0-9.:]*' "$log" | awk '{print $5}'
-      return 0
-    fi
-    sleep 0.2
-  done
-  fail "server did not start: $*"
-}
-
-status() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 
 PKG=/packages/6446000001/8000000102
 
@@ -62,9 +40,8 @@ echo "smoke: HTTPS server OK ($TLS_BASE)"
 # 2. PostgreSQL: migrate, seed, two processes on one database and one data folder.
 if [ -n "${SOUK_TEST_POSTGRES_URL:-}" ]; then
   DB="souk_smoke_$$"
-  psql "$SOUK_TEST_POSTGRES_URL" -qc "CREATE DATABASE $DB" >/dev/null
+  SOUK_DATABASE_URL=$(postgres_database "$DB")
   trap 'psql "$SOUK_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; cleanup' EXIT
-  SOUK_DATABASE_URL=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$SOUK_TEST_POSTGRES_URL" "$DB")
   export SOUK_DATABASE_URL
   export SOUK_DATA_DIR="$WORK/shared-data"
   if "$SOUK" apps list >/dev/null 2>"$WORK/unmigrated.log"; then fail "unmigrated PostgreSQL was accepted"; fi

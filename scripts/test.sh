@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: builds once, runs the end-to-end smoke test of the real binary, then every
+# The whole test suite: builds once, runs the end-to-end smoke test of the real binary and the
+# souk-device end-to-end tests (scripts/e2e-device.sh), then every
 # Swift test. Storage tests run on SQLite and on PostgreSQL: when SOUK_TEST_POSTGRES_URL is not set,
 # a throwaway PostgreSQL is started from Debian's packages if they are installed (scripts/postgres.sh).
 set -euo pipefail
@@ -18,4 +19,5 @@ export SOUK_TEST_POSTGRES_URL="${SOUK_TEST_POSTGRES_URL:-}"
 
 swift build --build-tests
 scripts/smoke.sh
+scripts/e2e-device.sh
 swift test --skip-build

@@ -14,6 +14,21 @@ public struct PackageManifest: Sendable, Equatable {
     public var variants: [Asset]
     public var deltas: [Asset]
 
+    public init(appleItemId: UInt64, appleVersionId: UInt64, bundleId: String, shortVersionString: String, bundleVersion: String,
+                platforms: [Platform], minimumSystemVersions: [Platform: OSVersion], requiredDeviceCapabilities: [String],
+                variants: [Asset], deltas: [Asset]) {
+        self.appleItemId = appleItemId
+        self.appleVersionId = appleVersionId
+        self.bundleId = bundleId
+        self.shortVersionString = shortVersionString
+        self.bundleVersion = bundleVersion
+        self.platforms = platforms
+        self.minimumSystemVersions = minimumSystemVersions
+        self.requiredDeviceCapabilities = requiredDeviceCapabilities
+        self.variants = variants
+        self.deltas = deltas
+    }
+
     /// Every file the manifest names, variants first.
     public var assets: [Asset] { variants + deltas }
 

@@ -1,0 +1,321 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import JWTKit
+import SoukCore
+import X509
+import _CryptoExtras
+
+/// The claims of an install verification token as the device checks them (spec §4).
+struct VerificationClaims: JWTPayload {
+    var iss: String
+    var iat: Int64
+    var exp: Int64
+    var aud: String
+    var bid: String
+    var dtype: String
+    var nonce: String
+    var iid: String?
+    var vid: String?
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// Writes what a person would see to standard error: progress, results.
+public struct DeviceOutput: Sendable {
+    public var quiet = false
+
+    public init(quiet: Bool = false) {
+        self.quiet = quiet
+    }
+
+    public func say(_ text: String) {
+        guard !quiet else { return }
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}
+
+/// The simulated iPhone: MarketplaceKit and its daemon, following the spec to the letter.
+public final class Device: @unchecked Sendable {
+    public var state: DeviceState
+    let store: DeviceStore
+    let http: DeviceHTTP
+    let output: DeviceOutput
+    /// Credentials for reauthentication (restore); nil: print the sign-in URL instead.
+    public var credentials: (email: String, password: String)?
+
+    public init(store: DeviceStore, state: DeviceState, http: DeviceHTTP, output: DeviceOutput) {
+        self.store = store
+        self.state = state
+        self.http = http
+        self.output = output
+    }
+
+    public func save() throws {
+        try store.save(state)
+    }
+
+    var platform: Platform { Platform(rawValue: state.platform) ?? .iOS }
+
+    /// `iphone` or `ipad`, from the model identifier (`iPhone15,2`).
+    var deviceFamily: String { state.model.lowercased().hasPrefix("ipad") ? "ipad" : "iphone" }
+
+    // MARK: Install from a link
+
+    public struct Link: Sendable, Equatable {
+        public var package: String
+        public var installVerificationToken: String
+        public var token: String?
+        public var account: String?
+        public var appShareURL: String?
+    }
+
+    /// Parses a `marketplace-kit://install?…` link, refusing what iOS refuses.
+    public static func parseLink(_ text: String, referrer: String?) throws -> Link {
+        guard let components = URLComponents(string: text), components.scheme == "marketplace-kit", components.host == "install" else {
+            throw DeviceError(.invalidAlternativeDistributionPackageURL, "not a marketplace-kit://install link")
+        }
+        let items = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
+        guard let package = items["alternativeDistributionPackage"], !package.isEmpty else {
+            throw DeviceError(.invalidAlternativeDistributionPackageURL, "the link has no alternativeDistributionPackage")
+        }
+        guard let packageURL = URLComponents(string: package), let scheme = packageURL.scheme, let host = packageURL.host,
+              scheme == "https" || (scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host)) else {
+            throw DeviceError(.invalidAlternativeDistributionPackageURL, "the package URL must be https (\(package))")
+        }
+        guard let token = items["installVerificationToken"], !token.isEmpty else {
+            throw DeviceError(.missingInstallVerificationToken, "the link has no installVerificationToken")
+        }
+        if let referrer, URLComponents(string: referrer)?.host != host {
+            throw DeviceError(.invalidAlternativeDistributionPackageURL, "the package host \(host) is not the linking page's host")
+        }
+        return Link(package: package, installVerificationToken: token, token: items["token"].flatMap { $0.isEmpty ? nil : $0 },
+                    account: items["account"].flatMap { $0.isEmpty ? nil : $0 }, appShareURL: items["appShareURL"])
+    }
+
+    /// Installs from a link (spec §7): manifest, configuration file, token exchange, license,
+    /// download, token verification, record.
+    public func install(link: Link) async throws -> DeviceState.InstalledApp {
+        let origin = MarketplaceClient.origin(of: link.package)!
+        let domain = URLComponents(string: link.package)!.host!
+        var bearer: String?
+        if let grant = link.token {
+            let metadata = try await MarketplaceClient.oauthMetadata(http, origin: origin)
+            let clientId = state.clientId(domain: domain, account: link.account)
+            let tokens = try await MarketplaceClient.token(http, endpoint: metadata.tokenEndpoint, [
+                ("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"), ("subject_token", grant),
+                ("subject_token_type", "urn:ietf:params:oauth:token-type:access_token"),
+                ("issued_token_type", "urn:ietf:params:oauth:token-type:access_token"), ("client_id", clientId),
+            ])
+            state.tokens[DeviceState.key(domain: domain, account: link.account)] = tokens
+            bearer = tokens.accessToken
+            try save()
+            output.say("Signed in to \(domain)\(link.account.map { " as \($0)" } ?? "") (token exchange).")
+        } else {
+            bearer = state.tokens[DeviceState.key(domain: domain, account: link.account)]?.accessToken
+        }
+        return try await installPackage(link.package, token: link.installVerificationToken, account: link.account, bearer: bearer)
+    }
+
+    /// The steps every install, redownload and update shares.
+    func installPackage(_ package: String, token: String, account: String?, bearer: String?) async throws -> DeviceState.InstalledApp {
+        let base = package.hasSuffix("/") ? package : package + "/"
+        let origin = MarketplaceClient.origin(of: package)!
+        let domain = URLComponents(string: package)!.host!
+        let manifestAnswer = try await http.send(.GET, base + "manifest.json")
+        guard manifestAnswer.status == 200 else {
+            throw DeviceError(.invalidManifest, "\(base)manifest.json answered \(manifestAnswer.status)")
+        }
+        let manifest: PackageManifest
+        switch PackageManifest.parse(Data(manifestAnswer.body)) {
+        case .success(let parsed): manifest = parsed
+        case .failure(let error): throw DeviceError(.invalidManifest, error.description)
+        }
+        let variant = try chooseVariant(manifest)
+        let endpoints = try await MarketplaceClient.configuration(http, origin: origin, appleItemId: manifest.appleItemId)
+        try await license(manifest: manifest, variant: variant, endpoints: endpoints, domain: domain, bearer: bearer)
+        try await download(base: base, variant: variant)
+        try await verify(token: token, manifest: manifest, origin: origin)
+        let app = DeviceState.InstalledApp(appleItemId: manifest.appleItemId, appleVersionId: manifest.appleVersionId, bundleId: manifest.bundleId,
+                                           shortVersionString: manifest.shortVersionString, packageURL: base, domain: domain,
+                                           account: account, installedAt: Date())
+        state.install(app)
+        try save()
+        output.say("Installed \(manifest.bundleId) \(manifest.shortVersionString) (\(manifest.appleItemId)/\(manifest.appleVersionId)).")
+        return app
+    }
+
+    /// Platform, OS and capabilities, then the variant whose `installTargets` match this device.
+    func chooseVariant(_ manifest: PackageManifest) throws -> PackageManifest.Asset {
+        let candidates: [Platform] = platform == .iPadOS ? [.iPadOS, .iOS] : [platform]
+        guard let target = candidates.first(where: { manifest.platforms.contains($0) }) else {
+            throw DeviceError(.unsupportedPlatform, "the app supports \(manifest.platforms.map(\.rawValue).joined(separator: ", ")), this device runs \(state.platform)")
+        }
+        if let minimum = manifest.minimumSystemVersions[target], let os = OSVersion(state.osVersion), os < minimum {
+            throw DeviceError(.minimumPlatformVersionNotSatisfied, "the app needs \(target.rawValue) \(minimum), this device runs \(state.osVersion)")
+        }
+        let known: Set<String> = ["arm64", "metal", "still-camera", "wifi", "location-services", "gps", "microphone", "telephony"]
+        let missing = manifest.requiredDeviceCapabilities.filter { !known.contains($0.lowercased()) }
+        guard missing.isEmpty else { throw DeviceError(.missingCapabilities, "this device lacks \(missing.joined(separator: ", "))") }
+        let os = target.rawValue.lowercased()
+        if let variant = manifest.variants.first(where: { $0.installTargets.contains { $0.device.lowercased() == deviceFamily && $0.os.lowercased() == os } })
+            ?? manifest.variants.first(where: { $0.installTargets.contains { $0.device.lowercased() == deviceFamily } })
+            ?? (deviceFamily == "ipad" ? manifest.variants.first(where: { $0.installTargets.contains { $0.device.lowercased() == "iphone" } }) : nil) {
+            return variant
+        }
+        throw DeviceError(.noSupportedVariant, "no variant installs on \(deviceFamily)/\(os)")
+    }
+
+    // MARK: Licenses
+
+    func encryptionKey(_ endpoints: MarketplaceEndpoints) async throws -> _RSA.Encryption.PublicKey {
+        let answer = try await http.send(.GET, endpoints.encryptionCertificateURL)
+        guard answer.status == 200, let certificate = try? Certificate(derEncoded: answer.body),
+              let key = try? _RSA.Encryption.PublicKey(derRepresentation: Array(certificate.publicKey.subjectPublicKeyInfoBytes)) else {
+            throw DeviceError(.invalidLicense, "the encryption certificate at \(endpoints.encryptionCertificateURL) is not a DER RSA certificate")
+        }
+        return key
+    }
+
+    /// The license request before an install (spec §3.1), sealed like iOS does.
+    func license(manifest: PackageManifest, variant: PackageManifest.Asset, endpoints: MarketplaceEndpoints, domain: String, bearer: String?) async throws {
+        let key = try await encryptionKey(endpoints)
+        let request = DevelopmentLicenseRequest(requestId: UInt64.random(in: 1...UInt64(Int64.max)), deviceId: state.deviceId, action: .create,
+                                                appleItemIds: [manifest.appleItemId])
+        let sealed = try LicenseCrypto.seal(request: request.json, for: key)
+        let body = #"{"licenseRequest": "\#(Data(sealed.request).base64EncodedString())", "licenseKey": "\#(Data(sealed.licenseKey).base64EncodedString())", "appsById": {"\#(manifest.appleItemId)": {"appleVersionId": "\#(manifest.appleVersionId)", "assetPublicId": "\#(variant.publicId)"}}}"#
+        var headers = [("Content-Type", "application/json")]
+        if let bearer { headers.append(("Authorization", "Bearer \(bearer)")) }
+        let answer = try await http.send(.POST, endpoints.dynamicLicenseURL, headers: headers, body: Array(body.utf8))
+        switch answer.status {
+        case 200: break
+        case 401, 403: throw DeviceError(.oauthTokenError, "the license endpoint answered \(answer.status): Verification Required")
+        default: throw DeviceError(.invalidLicense, "No valid license provided (the license endpoint answered \(answer.status))")
+        }
+        let object = try http.json(answer, "the license endpoint")
+        if let refused = object["unlicensedApps"] as? [Any], refused.contains(where: { "\($0)" == String(manifest.appleItemId) }) {
+            throw DeviceError(.invalidLicense, "No valid license provided: the marketplace refused a license for \(manifest.appleItemId)")
+        }
+        guard let blob = (object["license"] as? String).flatMap({ Data(base64Encoded: $0) }) else {
+            throw DeviceError(.invalidLicense, "No valid license provided: no base64 license in the answer")
+        }
+        for entry in Self.developmentLicenses(blob) where entry.appleItemId == manifest.appleItemId {
+            state.licenses.removeAll { $0.appleItemId == entry.appleItemId && $0.domain == domain }
+            state.licenses.append(DeviceState.License(licenseId: entry.licenseId, appleItemId: entry.appleItemId, domain: domain, expiresAt: entry.expiresAt))
+        }
+        output.say("Licensed \(manifest.appleItemId).")
+    }
+
+    /// The licenses inside a development license (Souk's documented format); empty for an opaque
+    /// blob from Apple's SDK, which only iOS can read.
+    static func developmentLicenses(_ blob: Data) -> [DeviceState.License] {
+        guard let text = String(data: blob, encoding: .utf8), text.split(separator: ".").count == 3,
+              let payload = Base64URL.decode(String(text.split(separator: ".")[1])),
+              let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any],
+              let list = object["licenses"] as? [[String: Any]] else { return [] }
+        return list.compactMap { entry in
+            guard let id = (entry["licenseId"] as? String).flatMap(UInt64.init), let item = (entry["appleItemId"] as? String).flatMap(UInt64.init) else { return nil }
+            let issued = entry["issuedTime"] as? Int ?? 0
+            let duration = entry["duration"] as? Int ?? 0
+            return DeviceState.License(licenseId: id, appleItemId: item, domain: "", expiresAt: Date(timeIntervalSince1970: TimeInterval(issued + duration)))
+        }
+    }
+
+    // MARK: Download
+
+    /// Downloads the variant with a progress bar, resuming with `Range` after an interruption, and
+    /// checks its size and chunk digests against the manifest.
+    func download(base: String, variant: PackageManifest.Asset) async throws {
+        try FileManager.default.createDirectory(atPath: store.downloads, withIntermediateDirectories: true)
+        let path = store.downloads + "/\(variant.publicId).part"
+        let url = base + variant.assetPath
+        let started = Date()
+        var lastDraw = Date.distantPast
+        var attempts = 0
+        while true {
+            attempts += 1
+            do {
+                try await http.download(url, to: path, expectedSize: variant.expectedSize) { received, total in
+                    let now = Date()
+                    guard now.timeIntervalSince(lastDraw) > 0.2 || received == total else { return }
+                    lastDraw = now
+                    self.output.say(Self.progressLine(received: received, total: total, elapsed: now.timeIntervalSince(started)))
+                }
+                break
+            } catch let error as DeviceError where error.name != .networkError {
+                throw error
+            } catch {
+                guard attempts < 5 else { throw DeviceError(.networkError, "the download of \(url) failed 5 times: \(error)") }
+                output.say("Download interrupted (\(error)); resuming…")
+                try await Task.sleep(for: .milliseconds(200 * attempts))
+            }
+        }
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        if let expected = variant.expectedSize, Int64(data.count) != expected {
+            try? FileManager.default.removeItem(atPath: path)
+            throw DeviceError(.invalidAlternativeDistributionPackageSignature, "the variant is \(data.count) bytes, the manifest says \(expected)")
+        }
+        if let digests = variant.chunkDigests {
+            for (index, expected) in digests.digests.enumerated() {
+                let start = index * digests.chunkSize
+                let chunk = data[data.startIndex.advanced(by: min(start, data.count))..<data.startIndex.advanced(by: min(start + digests.chunkSize, data.count))]
+                guard Array(SHA256.hash(data: chunk)) == expected else {
+                    try? FileManager.default.removeItem(atPath: path)
+                    throw DeviceError(.invalidAlternativeDistributionPackageSignature, "chunk \(index) of the variant does not match its SHA-256 digest")
+                }
+            }
+        }
+        try FileManager.default.createDirectory(atPath: store.apps, withIntermediateDirectories: true)
+        let final = store.apps + "/\(variant.publicId).ipa"
+        try? FileManager.default.removeItem(atPath: final)
+        try FileManager.default.moveItem(atPath: path, toPath: final)
+    }
+
+    static func progressLine(received: Int64, total: Int64?, elapsed: TimeInterval) -> String {
+        let rate = elapsed > 0 ? Double(received) / elapsed : 0
+        func size(_ bytes: Double) -> String { bytes >= 1_048_576 ? String(format: "%.1f MB", bytes / 1_048_576) : String(format: "%.0f KB", bytes / 1024) }
+        guard let total, total > 0 else { return "  \(size(Double(received))) at \(size(rate))/s" }
+        let fraction = min(1, Double(received) / Double(total))
+        let bar = String(repeating: "#", count: Int(fraction * 30)) + String(repeating: ".", count: 30 - Int(fraction * 30))
+        let eta = rate > 0 ? Int(Double(total - received) / rate) : 0
+        return String(format: "  [%@] %3.0f%%  %@ of %@  %@/s  ETA %ds", bar, fraction * 100, size(Double(received)), size(Double(total)), size(rate), eta)
+    }
+
+    // MARK: Install verification token
+
+    /// Checks the token against the marketplace's published keys: ES256, audience, bundle id,
+    /// item and version ids, lifetime, and a nonce never seen before.
+    func verify(token: String, manifest: PackageManifest, origin: String) async throws {
+        let metadata = try? await MarketplaceClient.oauthMetadata(http, origin: origin)
+        let jwksURL = metadata?.jwksURI ?? origin + "/.well-known/jwks.json"
+        let answer = try await http.send(.GET, jwksURL)
+        guard answer.status == 200 else { throw DeviceError(.invalidInstallVerificationToken, "no JWKS at \(jwksURL)") }
+        let keys = JWTKeyCollection()
+        let claims: VerificationClaims
+        do {
+            try await keys.add(jwksJSON: answer.text)
+            claims = try await keys.verify(token, as: VerificationClaims.self)
+        } catch {
+            throw DeviceError(.invalidInstallVerificationToken, "the token's signature does not verify against \(jwksURL)")
+        }
+        let header = token.split(separator: ".").first.flatMap { Base64URL.decode(String($0)) }
+            .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        let now = Int64(Date().timeIntervalSince1970)
+        let problems = [
+            header?["alg"] as? String == "ES256" ? nil : "alg is not ES256",
+            claims.aud == "AppleDownloadVerification-v1" ? nil : "aud is \(claims.aud)",
+            claims.bid == manifest.bundleId ? nil : "bid \(claims.bid) is not the manifest's \(manifest.bundleId)",
+            claims.iid.map { $0 == String(manifest.appleItemId) } ?? true ? nil : "iid does not match the manifest",
+            claims.vid.map { $0 == String(manifest.appleVersionId) } ?? true ? nil : "vid does not match the manifest",
+            claims.exp > now ? nil : "the token expired",
+            claims.iat <= now + 60 ? nil : "iat is in the future",
+            claims.exp - claims.iat <= 3600 ? nil : "the token lives longer than an hour",
+            ["download", "redownload"].contains(claims.dtype) ? nil : "dtype is \(claims.dtype)",
+            !state.seenNonces.contains(claims.nonce) ? nil : "the nonce was seen before",
+        ].compactMap { $0 }
+        guard problems.isEmpty else { throw DeviceError(.invalidInstallVerificationToken, problems.joined(separator: "; ")) }
+        state.seenNonces.append(claims.nonce)
+        if state.seenNonces.count > 10_000 { state.seenNonces.removeFirst(state.seenNonces.count - 10_000) }
+        output.say("Install verification token OK (\(claims.dtype), issuer \(claims.iss)).")
+    }
+}

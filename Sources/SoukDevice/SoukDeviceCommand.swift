@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+
+/// `souk-device`: a simulated iPhone for any marketplace server (docs/souk-device.md).
+public struct SoukDeviceCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "souk-device",
+        abstract: "A simulated iPhone that installs, restores and updates apps from an alternative marketplace.",
+        subcommands: [Install.self, Restore.self, Updates.self, Licenses.self, Show.self])
+
+    public init() {}
+}
+
+/// The simulated device's options, shared by every command.
+struct DeviceOptions: ParsableArguments {
+    @Option(help: "Folder holding the simulated device.") var state: String = "./souk-device-state"
+    @Option(help: "Platform: iOS or iPadOS.") var platform: String?
+    @Option(help: "OS version, e.g. 17.4.") var os: String?
+    @Option(help: "Model identifier, e.g. iPhone15,2 or iPad14,1.") var model: String?
+    @Flag(help: "Print every HTTP exchange.") var verbose = false
+
+    /// Opens the device, runs `body`, saves the state; faults print their iOS name and exit 1.
+    func run<T>(_ body: (Device) async throws -> T) async throws -> T {
+        if let platform, !["ios", "ipados"].contains(platform.lowercased()) { throw ValidationError("--platform must be iOS or iPadOS") }
+        let store = DeviceStore(folder: state)
+        let http = DeviceHTTP(verbose: verbose)
+        do {
+            let device = Device(store: store, state: try store.load(platform: platform, osVersion: os, model: model), http: http, output: DeviceOutput())
+            let result = try await body(device)
+            try device.save()
+            await http.shutdown()
+            return result
+        } catch let error as DeviceError {
+            await http.shutdown()
+            FileHandle.standardError.write(Data("error: \(error.name.rawValue): \(error.message)\n".utf8))
+            throw ExitCode(1)
+        } catch {
+            await http.shutdown()
+            throw error
+        }
+    }
+}
+
+/// Where credentials come from: flags, else a prompt when a terminal is attached.
+struct CredentialOptions: ParsableArguments {
+    @Option(help: "Account email for signing in again.") var email: String?
+    @Option(help: "Password for signing in again (prompted for when omitted on a terminal).") var password: String?
+
+    func credentials() -> (email: String, password: String)? {
+        guard let email else { return nil }
+        if let password { return (email, password) }
+        guard isatty(0) != 0, let typed = getpass("Password for \(email): ") else { return nil }
+        return (email, String(cString: typed))
+    }
+}
+
+extension SoukDeviceCommand {
+    struct Install: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Install from a marketplace-kit://install?… link.")
+        @OptionGroup var device: DeviceOptions
+        @Option(help: "The page that showed the link; its host must be the package's.") var referrer: String?
+        @Argument(help: "The link.") var link: String
+
+        func run() async throws {
+            try await device.run { device in
+                let parsed = try Device.parseLink(link, referrer: referrer)
+                let app = try await device.install(link: parsed)
+                print("installed \(app.appleItemId) \(app.appleVersionId) \(app.bundleId) \(app.shortVersionString)")
+            }
+        }
+    }
+
+    struct Restore: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "What a device restored from a backup does: restore every installed app.")
+        @OptionGroup var device: DeviceOptions
+        @OptionGroup var credentials: CredentialOptions
+        @Flag(help: "Forget the tokens first (a restore without them).") var forgetTokens = false
+
+        func run() async throws {
+            try await device.run { device in
+                device.credentials = credentials.credentials()
+                let outcome = try await device.restore(forgetTokens: forgetTokens)
+                for app in outcome.installed { print("restored \(app.appleItemId) \(app.appleVersionId) \(app.bundleId)") }
+                for failure in outcome.failures { print(failure) }
+            }
+        }
+    }
+
+    struct Updates: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The automatic update check.")
+        @OptionGroup var device: DeviceOptions
+        @Flag(help: "Check even if the polling interval has not passed.") var force = false
+
+        func run() async throws {
+            try await device.run { device in
+                let outcome = try await device.updates(force: force)
+                for app in outcome.installed { print("updated \(app.appleItemId) to \(app.appleVersionId) \(app.shortVersionString)") }
+                for failure in outcome.failures { print(failure) }
+                if let skipped = outcome.skipped { print(skipped) }
+            }
+        }
+    }
+
+    struct Licenses: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Licenses of the installed apps.", subcommands: [Renew.self])
+
+        struct Renew: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "The daily renewal of licenses that expire within 24 hours.")
+            @OptionGroup var device: DeviceOptions
+            @Flag(help: "Renew every license, not only those about to expire.") var all = false
+
+            func run() async throws {
+                try await device.run { device in
+                    let result = try await device.renewLicenses(all: all)
+                    for id in result.renewed { print("renewed \(id)") }
+                    for id in result.ineligible { print("ineligible \(id)") }
+                }
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the simulated device's state.")
+        @OptionGroup var device: DeviceOptions
+
+        func run() async throws {
+            try await device.run { device in
+                let state = device.state
+                print("device \(state.deviceId)  \(state.model)  \(state.platform) \(state.osVersion)")
+                for app in state.installs {
+                    print("app \(app.appleItemId) \(app.appleVersionId) \(app.bundleId) \(app.shortVersionString) from \(app.domain)\(app.account.map { " as \($0)" } ?? "")")
+                }
+                for license in state.licenses {
+                    print("license \(license.licenseId) app \(license.appleItemId) until \(license.expiresAt.map { ISO8601DateFormatter().string(from: $0) } ?? "?")")
+                }
+            }
+        }
+    }
+}
