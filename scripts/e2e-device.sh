@@ -2,7 +2,8 @@
 # End-to-end tests of `souk-device` against a real `souk serve` (SQLite, and PostgreSQL when
 # SOUK_TEST_POSTGRES_URL is set): install from a link, a restore after losing tokens, an update
 # after a new version is imported, a takedown seen as "App Not Available", an interrupted download
-# resumed, and iOS's error names. Run by scripts/test.sh after `swift build`.
+# resumed, iOS's error names, and `souk-device conform` passing against Souk and failing against a
+# server that is not a marketplace. Run by scripts/test.sh after `swift build`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN="$(swift build --show-bin-path)"
@@ -92,6 +93,14 @@ print(v["assetPath"], v["publicId"], v["variantDetails"]["compressedSize"] // 2)
     fail "an old device installed an iOS 18 app"
   fi
   expect_in "minimumPlatformVersionNotSatisfied" "$out" "old device"
+  # 7. The conformance checklist: a fresh account and the demo apps pass; a server that is not a marketplace fails.
+  "$SOUK" apps reinstate --apple-item-id 6446000002 >/dev/null
+  sleep 1.5
+  out=$("$DEVICE" conform "$base" --public-app 6446000002 --gated-app 6446000003 --email e2e@example.com --password "$PASSWORD" 2>&1) \
+    || fail "conform: $out"
+  expect_in "0 failed, 0 skipped" "$out" "conformance against souk"
+  if out=$("$DEVICE" conform "$base/not-here" 2>&1); then fail "conform passed a server without a configuration file: $out"; fi
+  expect_in "FAIL  §1" "$out" "conformance against a non-marketplace"
   echo "e2e-device: $backend OK ($base)"
 }
 

@@ -6,7 +6,7 @@ public struct SoukDeviceCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "souk-device",
         abstract: "A simulated iPhone that installs, restores and updates apps from an alternative marketplace.",
-        subcommands: [Install.self, Restore.self, Updates.self, Licenses.self, Show.self])
+        subcommands: [Install.self, Restore.self, Updates.self, Licenses.self, Show.self, Conform.self])
 
     public init() {}
 }
@@ -134,6 +134,43 @@ extension SoukDeviceCommand {
                     print("license \(license.licenseId) app \(license.appleItemId) until \(license.expiresAt.map { ISO8601DateFormatter().string(from: $0) } ?? "?")")
                 }
             }
+        }
+    }
+}
+
+extension SoukDeviceCommand {
+    struct Conform: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the conformance checklist against any marketplace server; exit 0 only if every check passes.")
+        @Argument(help: "The marketplace's base URL (where /.well-known/marketplace-kit is).") var baseURL: String
+        @Option(help: "AppleItemID of an available public app with a version for --os.") var publicApp: String?
+        @Option(help: "AppleItemID of an available app that needs an account.") var gatedApp: String?
+        @Option(help: "An account to sign in with (the login-flow check).") var email: String?
+        @Option(help: "Its password.") var password: String?
+        @Option(help: "OS version the requests name.") var os: String = "18.0"
+        @Flag(help: "Print every HTTP exchange.") var verbose = false
+
+        func run() async throws {
+            var options = Conformance.Options(base: baseURL)
+            options.publicApp = try publicApp.map { try Self.id($0, "--public-app") }
+            options.gatedApp = try gatedApp.map { try Self.id($0, "--gated-app") }
+            options.email = email
+            options.password = password
+            options.osVersion = os
+            let http = DeviceHTTP(verbose: verbose)
+            let conformance = Conformance(http: http, options: options)
+            let passed = await conformance.run()
+            await http.shutdown()
+            print(conformance.table)
+            let failed = conformance.results.filter { $0.problem != nil && !$0.skipped }.count
+            let skipped = conformance.results.filter(\.skipped).count
+            print("\(conformance.results.count - failed - skipped) passed, \(failed) failed, \(skipped) skipped")
+            if !passed || skipped > 0 { throw ExitCode(1) }
+        }
+
+        static func id(_ text: String, _ option: String) throws -> UInt64 {
+            guard let id = UInt64(text), id > 0 else { throw ValidationError("\(option) must be an AppleItemID") }
+            return id
         }
     }
 }
