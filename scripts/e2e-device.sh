@@ -96,7 +96,7 @@ print(v["assetPath"], v["publicId"], v["variantDetails"]["compressedSize"] // 2)
   # 7. The conformance checklist: a fresh account and the demo apps pass; a server that is not a marketplace fails.
   "$SOUK" apps reinstate --apple-item-id 6446000002 >/dev/null
   sleep 1.5
-  out=$("$DEVICE" conform "$base" --public-app 6446000002 --gated-app 6446000003 --email e2e@example.com --password "$PASSWORD" 2>&1) \
+  out=$("$DEVICE" conform --strict "$base" --public-app 6446000002 --gated-app 6446000003 --email e2e@example.com --password "$PASSWORD" 2>&1) \
     || fail "conform: $out"
   expect_in "0 failed, 0 skipped" "$out" "conformance against souk"
   if out=$("$DEVICE" conform "$base/not-here" 2>&1); then fail "conform passed a server without a configuration file: $out"; fi
