@@ -127,7 +127,12 @@ let package = Package(
         ),
         .testTarget(
             name: "SoukDeviceTests",
-            dependencies: ["SoukDevice", "SoukCore"],
+            dependencies: [
+                "SoukDevice", "SoukCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
