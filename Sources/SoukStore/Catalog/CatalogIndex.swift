@@ -80,23 +80,35 @@ public final class CatalogIndex: Sendable {
 
     /// Waits for the first load; afterwards starts a refresh when one is due and returns at once.
     func ensureFresh(force: Bool = false) async throws {
+        if force || refreshInterval == .zero {
+            // A refresh that started before this call may miss a change made just before it:
+            // wait for it, then run one of our own.
+            while true {
+                let (running, mine): (Task<Void, any Error>?, Task<Void, any Error>?) = state.withLock { state in
+                    if let inFlight = state.inFlight { return (inFlight, nil) }
+                    let task = Task { try await self.performRefresh() }
+                    state.inFlight = task
+                    return (nil, task)
+                }
+                if let mine { return try await mine.value }
+                _ = try? await running?.value
+            }
+        }
         let now = ContinuousClock.now
-        let strict = force || refreshInterval == .zero
         let wait: Task<Void, any Error>? = state.withLock { state in
             if let inFlight = state.inFlight {
-                return state.revision == nil || strict ? inFlight : nil
+                return state.revision == nil ? inFlight : nil
             }
-            if !strict, state.revision != nil, let last = state.lastCheck, now - last < refreshInterval { return nil }
+            if state.revision != nil, let last = state.lastCheck, now - last < refreshInterval { return nil }
             let task = Task { try await self.performRefresh() }
             state.inFlight = task
-            return state.revision == nil || strict ? task : nil
+            return state.revision == nil ? task : nil
         }
         try await wait?.value
     }
 
     /// Brings the index up to the latest revision now (after a change this process made).
     public func refresh() async throws {
-        if let running = state.withLock({ $0.inFlight }) { try? await running.value }
         try await ensureFresh(force: true)
     }
 
