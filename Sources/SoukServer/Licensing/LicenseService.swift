@@ -105,7 +105,7 @@ public struct LicenseService: Sendable {
         for accountID in Set(records.values.compactMap(\.accountID)) {
             accounts[accountID] = try await runtime.catalog.account(id: accountID)
         }
-        var grants: [LicenseGrant] = []
+        var eligible: [(record: LicenseRecord, duration: TimeInterval)] = []
         var ineligible: [UInt64] = []
         for licenseId in ask.licenseIds.uniqued() {
             guard let record = records[licenseId], record.deviceId == ask.deviceId, record.revokedAt == nil,
@@ -119,13 +119,22 @@ public struct LicenseService: Sendable {
                 ineligible.append(licenseId)  // the app now needs an account this license never had
                 continue
             }
-            guard let renewed = try await store.renew(licenseId: licenseId, duration: duration(for: app), now: now) else {
-                ineligible.append(licenseId)
-                continue
-            }
-            grants.append(LicenseGrant(licenseId: licenseId, appleItemId: record.appleItemId, appleVersionId: record.appleVersionId,
-                                       assetPublicId: nil, keyBlob: nil, issuedAt: renewed.issuedAt, duration: duration(for: app)))
+            eligible.append((record, duration(for: app)))
         }
+        // One update per license duration (public and account apps), whatever the count.
+        var grants: [LicenseGrant] = []
+        for (term, group) in Dictionary(grouping: eligible, by: \.duration) {
+            let renewed = try await store.renew(group.map(\.record.licenseId), duration: term, now: now)
+            for (record, _) in group {
+                guard let fresh = renewed[record.licenseId], fresh.revokedAt == nil else {
+                    ineligible.append(record.licenseId)  // revoked while this request ran
+                    continue
+                }
+                grants.append(LicenseGrant(licenseId: record.licenseId, appleItemId: record.appleItemId, appleVersionId: record.appleVersionId,
+                                           assetPublicId: nil, keyBlob: nil, issuedAt: fresh.issuedAt, duration: term))
+            }
+        }
+        grants.sort { a, b in ask.licenseIds.firstIndex(of: a.licenseId)! < ask.licenseIds.firstIndex(of: b.licenseId)! }
         let license = try await issuer.license(for: ask, request: opaque, action: .renew, grants: grants)
         return Renewed(license: license, ineligible: ineligible)
     }

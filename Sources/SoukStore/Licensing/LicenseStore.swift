@@ -61,13 +61,17 @@ public struct LicenseStore: Sendable {
         return Dictionary(try rows.map(Self.decode).map { ($0.licenseId, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Starts a license's new term: issued now, expiring after `duration`.
-    public func renew(licenseId: UInt64, duration: TimeInterval, now: Date = Date()) async throws -> LicenseRecord? {
-        try await database.sql.raw("""
-            UPDATE licenses SET issued_at = \(bind: now), expires_at = \(bind: now.addingTimeInterval(duration)), renewals = renewals + 1
-            WHERE license_id = \(bind: Int64(licenseId)) AND revoked_at IS NULL
-            """).run()
-        return try await licenses(ids: [licenseId])[licenseId]
+    /// Starts the licenses' new term — issued now, expiring after `duration` — in one update
+    /// (revoked ones are left alone); returns them as they are now.
+    public func renew(_ licenseIds: [UInt64], duration: TimeInterval, now: Date = Date()) async throws -> [UInt64: LicenseRecord] {
+        let valid = licenseIds.filter { $0 > 0 && $0 <= UInt64(Int64.max) }
+        guard !valid.isEmpty else { return [:] }
+        try await database.sql.update("licenses")
+            .set("issued_at", to: now).set("expires_at", to: now.addingTimeInterval(duration))
+            .set(SQLColumn("renewals"), to: SQLBinaryExpression(SQLColumn("renewals"), .add, SQLLiteral.numeric("1")))
+            .where("license_id", .in, valid.map { Int64($0) }).where("revoked_at", .is, SQLLiteral.null)
+            .run()
+        return try await licenses(ids: valid)
     }
 
     /// The devices of an account that hold a live license now: its active installs.
