@@ -70,9 +70,8 @@ public final class Conformance: @unchecked Sendable {
         return object
     }
 
-    func appsBody(_ apps: [(UInt64, String)]) -> [UInt8] {
-        let list = apps.map { #"{"appleItemId": "\#($0.0)", "appleVersionId": "\#($0.1)"}"# }.joined(separator: ", ")
-        return Array(#"{"apps": [\#(list)], "platform": "\#(options.platform)", "osVersion": "\#(options.osVersion)"}"#.utf8)
+    func appsBody(_ apps: [(UInt64, UInt64)]) -> [UInt8] {
+        Device.appsBody(apps.map { ($0.0, $0.1) }, platform: options.platform, osVersion: options.osVersion)
     }
 
     func post(_ url: String, _ body: [UInt8], bearer: String? = nil, form: Bool = false) async throws -> DeviceHTTP.Answer {
@@ -145,7 +144,7 @@ public final class Conformance: @unchecked Sendable {
         }
         await check("§6", "restore: a public app gets a package, a token and a share URL",
                     skipIf: endpoints == nil ? "no configuration" : options.publicApp == nil ? "needs --public-app" : nil) {
-            let answer = try await post(endpoints!.restore, appsBody([(options.publicApp!, "0")]))
+            let answer = try await post(endpoints!.restore, appsBody([(options.publicApp!, 0)]))
             try require(answer.status == 200, "status \(answer.status)")
             let item = (try json(answer)["restores"] as? [[String: Any]])?.first
             try require(item != nil, "no restores item")
@@ -159,7 +158,7 @@ public final class Conformance: @unchecked Sendable {
             try await checkToken(restoredItem!, metadata: metadata)
         }
         await check("§6", "an unknown app is a 404 failure keeping its appleVersionId", skipIf: endpoints == nil ? "no configuration" : nil) {
-            let answer = try await post(endpoints!.restore, appsBody([(18_446_744_073_709_551_557, "123")]))
+            let answer = try await post(endpoints!.restore, appsBody([(18_446_744_073_709_551_557, 123)]))
             try require(answer.status == 200, "status \(answer.status)")
             let failure = (try json(answer)["failures"] as? [[String: Any]])?.first
             try require((failure?["failure"] as? [String: Any])?["code"] as? Int == 404, "no 404 failure")
@@ -167,22 +166,22 @@ public final class Conformance: @unchecked Sendable {
         }
         await check("§6", "updates: version \"0\" gets the latest with bundleVersion and shortVersionString",
                     skipIf: endpoints == nil ? "no configuration" : options.publicApp == nil ? "needs --public-app" : nil) {
-            let answer = try await post(endpoints!.updatesURL, appsBody([(options.publicApp!, "0")]))
+            let answer = try await post(endpoints!.updatesURL, appsBody([(options.publicApp!, 0)]))
             try require(answer.status == 200, "status \(answer.status)")
             let item = (try json(answer)["updates"] as? [[String: Any]])?.first
             try require(item?["bundleVersion"] is String && item?["shortVersionString"] is String, "no update item with versions")
         }
         await check("§6", "a gated app: 401 without a token (WWW-Authenticate), 403 with a bad one",
                     skipIf: endpoints == nil ? "no configuration" : options.gatedApp == nil ? "needs --gated-app" : nil) {
-            let anonymous = try await post(endpoints!.restore, appsBody([(options.gatedApp!, "0")]))
+            let anonymous = try await post(endpoints!.restore, appsBody([(options.gatedApp!, 0)]))
             try require(anonymous.status == 401, "without a token: \(anonymous.status)")
             try require(anonymous.header("www-authenticate")?.lowercased().hasPrefix("bearer") == true, "no WWW-Authenticate: Bearer")
-            let forged = try await post(endpoints!.restore, appsBody([(options.gatedApp!, "0")]), bearer: "forged-token")
+            let forged = try await post(endpoints!.restore, appsBody([(options.gatedApp!, 0)]), bearer: "forged-token")
             try require(forged.status == 403, "with a bad token: \(forged.status)")
         }
         await check("§6", "a gated app with the signed-in token is restored",
                     skipIf: endpoints == nil ? "no configuration" : options.gatedApp == nil ? "needs --gated-app" : accessToken == nil ? "no sign-in" : nil) {
-            let answer = try await post(endpoints!.restore, appsBody([(options.gatedApp!, "0")]), bearer: accessToken)
+            let answer = try await post(endpoints!.restore, appsBody([(options.gatedApp!, 0)]), bearer: accessToken)
             try require(answer.status == 200, "status \(answer.status)")
         }
         await check("§6", "malformed bodies are 4xx, never 5xx", skipIf: endpoints == nil ? "no configuration" : nil) {
@@ -217,23 +216,21 @@ public final class Conformance: @unchecked Sendable {
         let manifestAnswer = try await http.send(.GET, (package.hasSuffix("/") ? package : package + "/") + "manifest.json")
         guard case .success(let manifest) = PackageManifest.parse(Data(manifestAnswer.body)) else { throw Failed(reason: "the package's manifest does not parse") }
         let jwks = try await http.send(.GET, metadata?.jwksURI ?? options.base + "/.well-known/jwks.json")
-        let keys = JWTKeyCollection()
-        try await keys.add(jwksJSON: jwks.text)
         let token = item["installVerificationToken"] as! String
-        let claims = try await keys.verify(token, as: VerificationClaims.self)
-        let header = token.split(separator: ".").first.flatMap { Base64URL.decode(String($0)) }.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-        try require(header?["alg"] as? String == "ES256" && header?["kid"] is String, "header is \(header ?? [:])")
-        try require(claims.aud == "AppleDownloadVerification-v1", "aud is \(claims.aud)")
-        try require(claims.bid == manifest.bundleId, "bid \(claims.bid) is not \(manifest.bundleId)")
-        let now = Int64(Date().timeIntervalSince1970)
-        try require(claims.exp > now && claims.iat <= now + 60 && claims.exp - claims.iat <= 3600, "lifetime iat \(claims.iat) exp \(claims.exp)")
+        guard let claims = await VerificationClaims.verified(token, jwks: jwks.text) else {
+            throw Failed(reason: "the signature does not verify against the JWKS")
+        }
+        let problems = claims.problems(token: token, manifest: manifest)
+        try require(problems.isEmpty, problems.joined(separator: "; "))
         // A second restore must carry a new nonce.
         guard let restore = restoreEndpoint, let appleItemId = UInt64(item["appleItemId"] as? String ?? "") else {
             throw Failed(reason: "no restore endpoint or item id")
         }
-        let again = try json(try await post(restore, appsBody([(appleItemId, "0")])))
+        let again = try json(try await post(restore, appsBody([(appleItemId, 0)])))
         let second = ((again["restores"] as? [[String: Any]])?.first?["installVerificationToken"] as? String) ?? ""
-        let secondClaims = try await keys.verify(second, as: VerificationClaims.self)
+        guard let secondClaims = await VerificationClaims.verified(second, jwks: jwks.text) else {
+            throw Failed(reason: "the second token does not verify")
+        }
         try require(secondClaims.nonce != claims.nonce, "the nonce was reused")
     }
 

@@ -16,9 +16,27 @@ extension Device {
             .sorted { $0.domain + ($0.account ?? "") < $1.domain + ($1.account ?? "") }
     }
 
-    func appsBody(_ apps: [DeviceState.InstalledApp], versions: Bool) -> [UInt8] {
-        let list = apps.map { #"{"appleItemId": "\#($0.appleItemId)", "appleVersionId": "\#(versions ? $0.appleVersionId : 0)"}"# }
-        return Array(#"{"apps": [\#(list.joined(separator: ", "))], "platform": "\#(state.platform)", "osVersion": "\#(state.osVersion)"}"#.utf8)
+    /// The body of `restore` and `updates` (spec §6) as iOS sends it: ids as strings.
+    static func appsBody(_ apps: [(appleItemId: UInt64, appleVersionId: UInt64)], platform: String, osVersion: String) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("apps")
+        writer.beginArray()
+        for app in apps {
+            writer.beginObject()
+            writer.field("appleItemId", String(app.appleItemId))
+            writer.field("appleVersionId", String(app.appleVersionId))
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.field("platform", platform)
+        writer.field("osVersion", osVersion)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    func appsBody(_ apps: [DeviceState.InstalledApp]) -> [UInt8] {
+        Self.appsBody(apps.map { ($0.appleItemId, $0.appleVersionId) }, platform: state.platform, osVersion: state.osVersion)
     }
 
     func post(_ url: String, _ body: [UInt8], bearer: String?) async throws -> DeviceHTTP.Answer {
@@ -73,11 +91,11 @@ extension Device {
             let endpoints = try await MarketplaceClient.configuration(http, origin: group.origin, appleItemId: group.apps[0].appleItemId)
             let key = DeviceState.key(domain: group.domain, account: group.account)
             var bearer = state.tokens[key]?.accessToken
-            var answer = try await post(endpoints.restore, appsBody(group.apps, versions: true), bearer: bearer)
+            var answer = try await post(endpoints.restore, appsBody(group.apps), bearer: bearer)
             if answer.status == 401 || answer.status == 403 {
                 output.say("\(group.domain) answered \(answer.status): Verification Required — signing in again.")
                 bearer = try await reauthenticate(group: group)
-                answer = try await post(endpoints.restore, appsBody(group.apps, versions: true), bearer: bearer)
+                answer = try await post(endpoints.restore, appsBody(group.apps), bearer: bearer)
             }
             guard answer.status == 200 else { throw DeviceError(.protocolViolation, "restore answered \(answer.status)") }
             let object = try http.json(answer, "restore")
@@ -118,7 +136,7 @@ extension Device {
                 continue
             }
             let bearer = state.tokens[DeviceState.key(domain: group.domain, account: group.account)]?.accessToken
-            let answer = try await post(endpoints.updatesURL, appsBody(group.apps, versions: true), bearer: bearer)
+            let answer = try await post(endpoints.updatesURL, appsBody(group.apps), bearer: bearer)
             state.lastUpdateCheck[group.domain] = now
             try save()
             if answer.status == 401 || answer.status == 403 {

@@ -19,6 +19,34 @@ struct VerificationClaims: JWTPayload {
     var vid: String?
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
+
+    /// Verifies `token`'s signature against a JWK set; nil when it does not verify.
+    static func verified(_ token: String, jwks: String) async -> VerificationClaims? {
+        let keys = JWTKeyCollection()
+        guard (try? await keys.add(jwksJSON: jwks)) != nil else { return nil }
+        return try? await keys.verify(token, as: VerificationClaims.self)
+    }
+
+    /// What spec §4 forbids in a verified token for `manifest` (empty: nothing): the header's `alg`
+    /// and `kid`, the audience, the bundle, item and version ids, the lifetime and the `dtype`.
+    /// Nonce freshness is the caller's to check.
+    func problems(token: String, manifest: PackageManifest, now: Date = Date()) -> [String] {
+        let header = token.split(separator: ".").first.flatMap { Base64URL.decode(String($0)) }
+            .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        let now = Int64(now.timeIntervalSince1970)
+        return [
+            header?["alg"] as? String == "ES256" ? nil : "alg is not ES256",
+            header?["kid"] is String ? nil : "the header has no kid",
+            aud == "AppleDownloadVerification-v1" ? nil : "aud is \(aud)",
+            bid == manifest.bundleId ? nil : "bid \(bid) is not the manifest's \(manifest.bundleId)",
+            iid.map { $0 == String(manifest.appleItemId) } ?? true ? nil : "iid does not match the manifest",
+            vid.map { $0 == String(manifest.appleVersionId) } ?? true ? nil : "vid does not match the manifest",
+            exp > now ? nil : "the token expired",
+            iat <= now + 60 ? nil : "iat is in the future",
+            exp - iat <= 3600 ? nil : "the token lives longer than an hour",
+            ["download", "redownload"].contains(dtype) ? nil : "dtype is \(dtype)",
+        ].compactMap { $0 }
+    }
 }
 
 /// Writes what a person would see to standard error: progress, results.
@@ -290,29 +318,11 @@ public final class Device: @unchecked Sendable {
         let jwksURL = metadata?.jwksURI ?? origin + "/.well-known/jwks.json"
         let answer = try await http.send(.GET, jwksURL)
         guard answer.status == 200 else { throw DeviceError(.invalidInstallVerificationToken, "no JWKS at \(jwksURL)") }
-        let keys = JWTKeyCollection()
-        let claims: VerificationClaims
-        do {
-            try await keys.add(jwksJSON: answer.text)
-            claims = try await keys.verify(token, as: VerificationClaims.self)
-        } catch {
+        guard let claims = await VerificationClaims.verified(token, jwks: answer.text) else {
             throw DeviceError(.invalidInstallVerificationToken, "the token's signature does not verify against \(jwksURL)")
         }
-        let header = token.split(separator: ".").first.flatMap { Base64URL.decode(String($0)) }
-            .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-        let now = Int64(Date().timeIntervalSince1970)
-        let problems = [
-            header?["alg"] as? String == "ES256" ? nil : "alg is not ES256",
-            claims.aud == "AppleDownloadVerification-v1" ? nil : "aud is \(claims.aud)",
-            claims.bid == manifest.bundleId ? nil : "bid \(claims.bid) is not the manifest's \(manifest.bundleId)",
-            claims.iid.map { $0 == String(manifest.appleItemId) } ?? true ? nil : "iid does not match the manifest",
-            claims.vid.map { $0 == String(manifest.appleVersionId) } ?? true ? nil : "vid does not match the manifest",
-            claims.exp > now ? nil : "the token expired",
-            claims.iat <= now + 60 ? nil : "iat is in the future",
-            claims.exp - claims.iat <= 3600 ? nil : "the token lives longer than an hour",
-            ["download", "redownload"].contains(claims.dtype) ? nil : "dtype is \(claims.dtype)",
-            !state.seenNonces.contains(claims.nonce) ? nil : "the nonce was seen before",
-        ].compactMap { $0 }
+        let problems = claims.problems(token: token, manifest: manifest)
+            + (state.seenNonces.contains(claims.nonce) ? ["the nonce was seen before"] : [])
         guard problems.isEmpty else { throw DeviceError(.invalidInstallVerificationToken, problems.joined(separator: "; ")) }
         state.seenNonces.append(claims.nonce)
         if state.seenNonces.count > 10_000 { state.seenNonces.removeFirst(state.seenNonces.count - 10_000) }

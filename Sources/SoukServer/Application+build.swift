@@ -70,8 +70,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics,
                       signingKeys: runtime.installVerificationKeys)
         .addRoutes(to: router)
     LicenseController(service: LicenseService(runtime: runtime, issuer: runtime.licenseIssuer()), bearer: bearer,
-                      catalog: runtime.catalog, licenses: LicenseStore(database: runtime.database), config: runtime.config,
-                      keys: runtime.keys, pages: pages)
+                      catalog: runtime.catalog, keys: runtime.keys, pages: pages)
         .addRoutes(to: router)
     AppStoreConnectWebhookController(secret: runtime.config.appStoreConnect.webhookSecret,
                                      store: AppStoreConnectEventStore(database: runtime.database), worker: appStoreConnectWorker)

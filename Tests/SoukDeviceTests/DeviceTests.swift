@@ -107,3 +107,29 @@ import Testing
         #expect(Device.developmentLicenses(Data([1, 2, 3])).isEmpty)  // an opaque SDK license
     }
 }
+
+@Suite struct VerificationClaimsTests {
+    let manifest = PackageManifest(appleItemId: 1, appleVersionId: 2, bundleId: "org.example", shortVersionString: "1", bundleVersion: "1",
+                                   platforms: [.iOS], minimumSystemVersions: [:], requiredDeviceCapabilities: [], variants: [], deltas: [])
+    let header = Base64URL.encode(Data(#"{"alg":"ES256","kid":"K1","typ":"JWT"}"#.utf8)) + ".e30.sig"
+
+    func claims(aud: String = "AppleDownloadVerification-v1", bid: String = "org.example", iat: Int64 = Int64(Date().timeIntervalSince1970),
+                lifetime: Int64 = 1200, dtype: String = "download", vid: String = "2") -> VerificationClaims {
+        VerificationClaims(iss: "9", iat: iat, exp: iat + lifetime, aud: aud, bid: bid, dtype: dtype, nonce: "n", iid: "1", vid: vid)
+    }
+
+    @Test func aGoodTokenHasNoProblems() {
+        #expect(claims().problems(token: header, manifest: manifest).isEmpty)
+    }
+
+    @Test func everyRuleOfSection4IsChecked() {
+        #expect(claims(aud: "other").problems(token: header, manifest: manifest) == ["aud is other"])
+        #expect(claims(bid: "org.other").problems(token: header, manifest: manifest).count == 1)
+        #expect(claims(iat: 1000).problems(token: header, manifest: manifest) == ["the token expired"])
+        #expect(claims(lifetime: 7200).problems(token: header, manifest: manifest) == ["the token lives longer than an hour"])
+        #expect(claims(dtype: "update").problems(token: header, manifest: manifest) == ["dtype is update"])
+        #expect(claims(vid: "3").problems(token: header, manifest: manifest) == ["vid does not match the manifest"])
+        let noKid = Base64URL.encode(Data(#"{"alg":"HS256"}"#.utf8)) + ".e30.sig"
+        #expect(claims().problems(token: noKid, manifest: manifest) == ["alg is not ES256", "the header has no kid"])
+    }
+}

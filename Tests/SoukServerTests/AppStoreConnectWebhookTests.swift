@@ -224,6 +224,8 @@ final class FakeAppStoreConnect: Sendable {
 
             #expect(try await Self.send(client, #"{"data": {"type": "AppUnavailable"}}"#).status == .badRequest)
             #expect(try await Self.send(client, "not json").status == .badRequest)
+            #expect(try await Self.send(client, String(repeating: " ", count: (1 << 20) + 1)).status == .contentTooLarge)
+            #expect(try await store.recent().count == 1)  // none of the refused bodies was recorded
         }
     }
 

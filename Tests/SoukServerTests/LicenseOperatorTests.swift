@@ -65,6 +65,9 @@ import Testing
             let forged = try await client.execute(uri: "/account/installs/release", method: .post, headers: headers,
                                                   body: OAuthTests.form(["csrf_token": "wrong", "device_id": "d3v1ce"]))
             #expect(forged.status == .forbidden)
+            let nameless = try await client.execute(uri: "/account/installs/release", method: .post, headers: headers,
+                                                    body: OAuthTests.form(["csrf_token": csrf]))
+            #expect(nameless.status == .badRequest)
             let released = try await client.execute(uri: "/account/installs/release", method: .post, headers: headers,
                                                     body: OAuthTests.form(["csrf_token": csrf, "device_id": "d3v1ce"]))
             #expect(released.status == .seeOther)

@@ -187,6 +187,9 @@ struct LicenseClient {
             for body in ["{}", #"{"renewalRequest": "\#(request)", "licenseKey": "\#(key)"}"#, #"{"renewalRequest": "AAAA", "licenseKey": "\#(key)"}"#] {
                 #expect(try await licensing.post("/marketplace-kit/v1/license/renew", body).status == .badRequest)
             }
+            let huge = String(repeating: " ", count: (1 << 20) + 1)
+            #expect(try await licensing.post("/marketplace-kit/v1/license", huge).status == .contentTooLarge)
+            #expect(try await licensing.post("/marketplace-kit/v1/license/renew", huge).status == .contentTooLarge)
         }
     }
 

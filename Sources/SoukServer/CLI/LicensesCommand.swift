@@ -14,7 +14,7 @@ extension AccountsCommand {
                 let accountID = try account.requireID()
                 let store = LicenseStore(database: runtime.database)
                 let devices = try await store.liveDevices(accountID: accountID)
-                let limit = account.deviceLimit ?? runtime.config.licensing.deviceLimit
+                let limit = runtime.config.licensing.deviceLimit(for: account)
                 let signedIn = try await runtime.tokens.devices(accountID: accountID)
                 print("""
                 email            \(account.email)

@@ -36,10 +36,6 @@ public struct LicenseService: Sendable {
         TimeInterval((app.access == .account ? runtime.config.licensing.accountHours : runtime.config.licensing.publicHours) * 3600)
     }
 
-    /// The device limit that applies to `account` (0: none).
-    func deviceLimit(_ account: AccountModel) -> Int {
-        account.deviceLimit ?? runtime.config.licensing.deviceLimit
-    }
 
     /// Opens the envelope with the encryption key; a 400 for anything that does not decrypt.
     func open(_ request: [UInt8], licenseKey: [UInt8]) throws -> [UInt8] {
@@ -74,7 +70,7 @@ public struct LicenseService: Sendable {
             if app.access == .account, account == nil { refuse(.accountRequired); continue }
             if let account {
                 guard !account.disabled else { refuse(.accountDisabled); continue }
-                let limit = deviceLimit(account)
+                let limit = runtime.config.licensing.deviceLimit(for: account)
                 if limit > 0, !liveDevices.contains(ask.deviceId), liveDevices.count >= limit { refuse(.deviceLimit); continue }
             }
             let record = try await store.create(accountID: accountID, appleItemId: appleItemId, appleVersionId: version.appleVersionId,
@@ -137,6 +133,44 @@ public struct LicenseService: Sendable {
         grants.sort { a, b in ask.licenseIds.firstIndex(of: a.licenseId)! < ask.licenseIds.firstIndex(of: b.licenseId)! }
         let license = try await issuer.license(for: ask, request: opaque, action: .renew, grants: grants)
         return Renewed(license: license, ineligible: ineligible)
+    }
+}
+
+extension LicenseService {
+    /// Why a license lapsed, for the resolution page (spec §3.3). Names are the app's and account's.
+    public enum Lapse: Sendable, Equatable {
+        case appWithdrawn
+        case accountNeeded(app: String)
+        case renewOnline(app: String)
+        case unknownAccount(app: String)
+        case accountDisabled(account: String)
+        case revoked(app: String, reason: String?)
+        case deviceLimit(app: String, account: String, used: Int, limit: Int)
+        case signInToRenew(app: String)
+    }
+
+    /// The most likely reason the license of `appleItemId` lapsed for `email` (or an unnamed person).
+    public func lapse(appleItemId: UInt64, email: String?, now: Date = Date()) async throws -> Lapse {
+        guard let app = try? await runtime.catalog.app(appleItemId: appleItemId), app.availability == .available else { return .appWithdrawn }
+        guard let email else { return app.access == .account ? .accountNeeded(app: app.name) : .renewOnline(app: app.name) }
+        guard let account = try await runtime.catalog.account(email: email) else { return .unknownAccount(app: app.name) }
+        guard !account.disabled else { return .accountDisabled(account: account.email) }
+        let accountID = try account.requireID()
+        let latest = try await store.list(accountID: accountID, appleItemId: appleItemId, limit: 1).first
+        if let latest, latest.revokedAt != nil { return .revoked(app: app.name, reason: latest.revokedReason) }
+        let limit = runtime.config.licensing.deviceLimit(for: account)
+        let devices = try await store.liveDevices(accountID: accountID, now: now)
+        if limit > 0, devices.count >= limit, latest?.isLive(at: now) != true {
+            return .deviceLimit(app: app.name, account: account.email, used: devices.count, limit: limit)
+        }
+        return .signInToRenew(app: app.name)
+    }
+}
+
+extension SoukConfig.LicensingSettings {
+    /// The device limit that applies to `account`: its own, else the server's (0: none).
+    public func deviceLimit(for account: AccountModel) -> Int {
+        account.deviceLimit ?? deviceLimit
     }
 }
 

@@ -65,3 +65,14 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         return Response(status: problem.status, headers: headers, body: body)
     }
 }
+
+extension Request {
+    /// The whole body, at most `limit` bytes; a larger one is a 413 problem.
+    func collectBody(upTo limit: Int) async throws -> ByteBuffer {
+        do {
+            return try await body.collect(upTo: limit)
+        } catch {
+            throw Problem(.contentTooLarge, "The request body is larger than \(limit) bytes.")
+        }
+    }
+}

@@ -32,12 +32,7 @@ struct AppDataController<Context: RequestContext> {
     }
 
     func answer(_ kind: Kind, _ request: Request, _ context: Context) async throws -> Response {
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: Self.maxBody)
-        } catch {
-            throw Problem(.contentTooLarge, "The request body is larger than \(Self.maxBody) bytes.")
-        }
+        let body = try await request.collectBody(upTo: Self.maxBody)
         let parsed: AppsRequest
         switch body.withUnsafeReadableBytes({ AppsRequest.parse(bytes: $0) }) {
         case .success(let value): parsed = value

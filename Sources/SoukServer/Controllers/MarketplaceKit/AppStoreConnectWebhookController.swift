@@ -26,12 +26,7 @@ struct AppStoreConnectWebhookController<Context: RequestContext> {
             context.logger.error("App Store Connect webhook called but SOUK_ASC_WEBHOOK_SECRET is not set")
             throw Problem(.serviceUnavailable, "The App Store Connect webhook is not configured on this server.")
         }
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: Self.maxBody)
-        } catch {
-            throw Problem(.contentTooLarge, "The request body is larger than \(Self.maxBody) bytes.")
-        }
+        let body = try await request.collectBody(upTo: Self.maxBody)
         let bytes = Array(buffer: body)
         guard WebhookSignature.isValid(request.headers[HTTPField.Name("x-apple-signature")!], body: bytes, secret: secret) else {
             context.logger.warning("App Store Connect webhook refused: bad signature")

@@ -9,8 +9,6 @@ struct LicenseController<Context: RequestContext> {
     let service: LicenseService
     let bearer: BearerAuthenticator
     let catalog: CatalogStore
-    let licenses: LicenseStore
-    let config: SoukConfig
     let keys: SoukKeys
     let pages: Pages
 
@@ -23,11 +21,7 @@ struct LicenseController<Context: RequestContext> {
     }
 
     func body(_ request: Request) async throws -> [UInt8] {
-        do {
-            return Array(buffer: try await request.body.collect(upTo: Self.maxBody))
-        } catch {
-            throw Problem(.contentTooLarge, "The request body is larger than \(Self.maxBody) bytes.")
-        }
+        Array(buffer: try await request.collectBody(upTo: Self.maxBody))
     }
 
     /// Runs `work`, turning what the device got wrong into 400s and a failing issuer into a 502.
@@ -95,45 +89,36 @@ struct LicenseController<Context: RequestContext> {
             return page("This link is incomplete", "The link does not say which app it is about. Open the app again and choose Resolve.",
                         action: ("Browse apps", "/apps"), status: .badRequest)
         }
-        guard let app = try? await catalog.app(appleItemId: appleItemId), app.availability == .available else {
+        let email = query["account"].map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
+        let signIn = (label: "Sign in to \(marketplace)", href: "/signin")
+        switch try await service.lapse(appleItemId: appleItemId, email: email.isEmpty ? nil : email) {
+        case .appWithdrawn:
             return page("This app is no longer available",
                         "It was withdrawn from \(marketplace), so its license cannot be renewed. The app cannot be opened any more; you can delete it.",
                         action: ("Browse other apps", "/apps"))
-        }
-        let email = query["account"].map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
-        let signIn = (label: "Sign in to \(marketplace)", href: "/signin")
-        guard !email.isEmpty else {
-            if app.access == .account {
-                return page("Sign in to keep using \(app.name)", "\(app.name) needs a \(marketplace) account. Sign in, then open the app again.",
-                            action: signIn)
-            }
-            return page("\(app.name) needs a fresh license",
-                        "Connect to the internet and open \(app.name) again; your device renews its license by itself.", action: nil)
-        }
-        guard let account = try await catalog.account(email: email) else {
-            return page("Sign in to keep using \(app.name)", "There is no \(marketplace) account for \(email). Sign in with the account you installed the app with.",
+        case .accountNeeded(let app):
+            return page("Sign in to keep using \(app)", "\(app) needs a \(marketplace) account. Sign in, then open the app again.", action: signIn)
+        case .renewOnline(let app):
+            return page("\(app) needs a fresh license",
+                        "Connect to the internet and open \(app) again; your device renews its license by itself.", action: nil)
+        case .unknownAccount(let app):
+            return page("Sign in to keep using \(app)", "There is no \(marketplace) account for \(email). Sign in with the account you installed the app with.",
+                        action: signIn)
+        case .accountDisabled(let account):
+            return page("Your account is disabled", "The account \(account) was disabled, so its licenses are not renewed. Contact \(marketplace) support.",
+                        action: nil)
+        case .revoked(let app, let reason):
+            return page("Your license for \(app) was withdrawn",
+                        "\(marketplace) revoked it (\(reason ?? "no reason given")). If you think this is wrong, contact support.",
+                        action: ("Open your account", "/account"))
+        case .deviceLimit(let app, let account, let used, let limit):
+            return page("You have reached your device limit",
+                        "\(account) already uses \(used) of \(limit) devices. Release a device in your account, then open \(app) again.",
+                        action: ("Manage your devices", "/account"))
+        case .signInToRenew(let app):
+            return page("Sign in to renew \(app)",
+                        "Your device could not renew the license for \(app). Sign in to \(marketplace) on this device, then open the app again.",
                         action: signIn)
         }
-        guard !account.disabled else {
-            return page("Your account is disabled", "The account \(account.email) was disabled, so its licenses are not renewed. Contact \(marketplace) support.",
-                        action: nil)
-        }
-        let accountID = try account.requireID()
-        let latest = try await licenses.list(accountID: accountID, appleItemId: appleItemId, limit: 1).first
-        if let latest, latest.revokedAt != nil {
-            return page("Your license for \(app.name) was withdrawn",
-                        "\(marketplace) revoked it (\(latest.revokedReason ?? "no reason given")). If you think this is wrong, contact support.",
-                        action: ("Open your account", "/account"))
-        }
-        let limit = account.deviceLimit ?? config.licensing.deviceLimit
-        let devices = try await licenses.liveDevices(accountID: accountID)
-        if limit > 0, devices.count >= limit, latest?.isLive(at: Date()) != true {
-            return page("You have reached your device limit",
-                        "\(account.email) already uses \(devices.count) of \(limit) devices. Release a device in your account, then open \(app.name) again.",
-                        action: ("Manage your devices", "/account"))
-        }
-        return page("Sign in to renew \(app.name)",
-                    "Your device could not renew the license for \(app.name). Sign in to \(marketplace) on this device, then open the app again.",
-                    action: signIn)
     }
 }

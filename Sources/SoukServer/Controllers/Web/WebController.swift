@@ -95,7 +95,7 @@ struct WebController<Context: RequestContext> {
             ["deviceId": deviceId, "apps": String(Set(records.map(\.appleItemId)).count),
              "expires": Self.format(records.map(\.expiresAt).max() ?? now), "csrfToken": session.csrfToken]
         }
-        let limit = session.account.deviceLimit ?? config.licensing.deviceLimit
+        let limit = config.licensing.deviceLimit(for: session.account)
         var values: [String: Any] = [
             "title": "Your account", "marketplace": try await marketplaceName(), "email": session.account.email,
             "csrfToken": session.csrfToken, "hasDevices": !devices.isEmpty,
