@@ -15,7 +15,7 @@ public final class InstallVerificationKeyring: Sendable {
     public let store: InstallVerificationKeyStore
     let keysDir: String
     /// Every owner's current key, re-read at most once per `refreshInterval`.
-    private let active: ShortLivedCache<Int, [UInt64: InstallVerificationKeyRecord]>
+    private let active: ShortLivedValue<[UInt64: InstallVerificationKeyRecord]>
     /// Private keys by key file, and a JWTKit collection holding each under its current kid.
     private let loaded = Mutex<[String: (kid: String, key: ES256PrivateKey)]>([:])
     private let collection = JWTKeyCollection()
@@ -26,12 +26,12 @@ public final class InstallVerificationKeyring: Sendable {
     public init(store: InstallVerificationKeyStore, keysDir: String, refreshInterval: Duration = .seconds(1)) {
         self.store = store
         self.keysDir = keysDir
-        self.active = ShortLivedCache(lifetime: refreshInterval)
+        self.active = ShortLivedValue(lifetime: refreshInterval)
     }
 
     /// The current key of every owner (0 = the marketplace).
     public func activeKeys() async throws -> [UInt64: InstallVerificationKeyRecord] {
-        try await active.value(for: 0) { try await store.activeKeys() } ?? [:]
+        try await active.value { try await store.activeKeys() }
     }
 
     /// The key that signs for `appleItemId` — the app's own in web-distribution mode, else the

@@ -152,25 +152,25 @@ public struct AppStoreConnectEventStore: Sendable {
             .run()
     }
 
-    /// Withdraws the app versions the packages brought in; returns `(appleItemId, appleVersionId)` of each.
+    /// Withdraws the app versions the packages brought in, in one statement whatever their
+    /// number; returns `(appleItemId, appleVersionId)` of each package found.
     @discardableResult
     public func withdraw(packageIds: [String]) async throws -> [(UInt64, UInt64)] {
         guard !packageIds.isEmpty else { return [] }
         let rows = try await database.sql.select().columns("apple_item_id", "apple_version_id").from("asc_packages")
             .where("package_id", .in, packageIds).all()
-        var withdrawn: [(UInt64, UInt64)] = []
-        for row in rows {
-            let item = AppleIDColumn.load(try row.decode(column: "apple_item_id", as: Int64.self))
-            let version = AppleIDColumn.load(try row.decode(column: "apple_version_id", as: Int64.self))
-            guard let app = try await AppModel.find(appleItemId: item, on: database.db) else { continue }
-            try await AppVersionModel.query(on: database.db)
-                .filter(\.$app.$id == app.requireID())
-                .filter(\.$appleVersionIdColumn == AppleIDColumn.store(version))
-                .filter(\.$withdrawnAt == nil)
-                .set(\.$withdrawnAt, to: now())
-                .update()
-            withdrawn.append((item, version))
+        guard !rows.isEmpty else { return [] }
+        try await database.sql.raw("""
+            UPDATE app_versions SET withdrawn_at = \(bind: now())
+            WHERE withdrawn_at IS NULL AND id IN (
+              SELECT v.id FROM app_versions v
+              JOIN apps a ON a.id = v.app_id
+              JOIN asc_packages p ON p.apple_item_id = a.apple_item_id AND p.apple_version_id = v.apple_version_id
+              WHERE p.package_id IN (\(binds: packageIds)))
+            """).run()
+        return try rows.map { row in
+            (AppleIDColumn.load(try row.decode(column: "apple_item_id", as: Int64.self)),
+             AppleIDColumn.load(try row.decode(column: "apple_version_id", as: Int64.self)))
         }
-        return withdrawn
     }
 }
