@@ -134,11 +134,48 @@ import Testing
             let keys = try await JWTKeyCollection().add(jwksJSON: jwks)
             let firstClaims = try await keys.verify(try #require(restores[0]["installVerificationToken"] as? String), as: InstallVerificationClaims.self)
             #expect(firstClaims.dtype == .download)
-            // The restore was recorded: the next one is a redownload.
-            let second = try Self.json(try await Self.post(client, "restore", body, token: pair.accessToken))
+            // A retry of the same install (same device, minutes later) signs the same type.
+            let retry = try Self.json(try await Self.post(client, "restore", body, token: pair.accessToken))
+            #expect(try await keys.verify(try #require((retry["restores"] as? [[String: Any]])?.first?["installVerificationToken"] as? String),
+                                          as: InstallVerificationClaims.self).dtype == .download)
+            // The install was recorded: another device of the account redownloads.
+            let ipad = try await runtime.tokens.exchange(subjectToken: try await runtime.tokens.issueInstallGrant(accountID: try account.requireID()),
+                                                         clientId: "ipad").get()
+            let second = try Self.json(try await Self.post(client, "restore", body, token: ipad.accessToken))
             let secondClaims = try await keys.verify(try #require((second["restores"] as? [[String: Any]])?.first?["installVerificationToken"] as? String),
                                                      as: InstallVerificationClaims.self)
             #expect(secondClaims.dtype == .redownload)
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func withdrawnVersionsAnswer404FailuresAndUpdatesNeverDowngrade(_ backend: TestBackend) async throws {
+        try await ServerFixture.withRuntime(backend) { client, runtime in
+            // 1.2 (102) is withdrawn: a device on it neither restores it nor is offered 1.1.
+            #expect(try await runtime.catalog.setWithdrawn(true, appleItemId: 1, appleVersionId: 102, reason: "crashes on launch"))
+            #expect(try await !runtime.catalog.setWithdrawn(true, appleItemId: 1, appleVersionId: 102, reason: "crashes on launch"))
+            let restore = try Self.json(try await Self.post(client, "restore",
+                #"{"apps": [{"appleItemId": "1", "appleVersionId": "102"}], "platform": "iOS", "osVersion": "17.4"}"#))
+            #expect((restore["restores"] as? [Any])?.isEmpty == true)
+            let failure = try #require((restore["failures"] as? [[String: Any]])?.first)
+            #expect(failure["appleVersionId"] as? String == "102")
+            #expect((failure["failure"] as? [String: Any])?["code"] as? Int == 404)
+            let updates = try Self.json(try await Self.post(client, "updates",
+                #"{"apps": [{"appleItemId": "1", "appleVersionId": "102"}], "platform": "iOS", "osVersion": "17.4"}"#))
+            #expect((updates["updates"] as? [Any])?.isEmpty == true)
+            #expect((updates["failures"] as? [[String: Any]])?.first?["appleVersionId"] as? String == "102")
+            // "The latest" is the newest version still offered, and its package is served; the withdrawn one's is not.
+            let latest = try Self.json(try await Self.post(client, "restore",
+                #"{"apps": [{"appleItemId": "1", "appleVersionId": "0"}], "platform": "iOS", "osVersion": "17.4"}"#))
+            #expect((latest["restores"] as? [[String: Any]])?.first?["appleVersionId"] as? String == "101")
+            #expect(try await client.execute(uri: "/packages/1/102/manifest.json", method: .get).status == .notFound)
+            #expect(try await client.execute(uri: "/packages/1/101/manifest.json", method: .get).status == .ok)
+
+            // Reinstated, it is offered again.
+            #expect(try await runtime.catalog.setWithdrawn(false, appleItemId: 1, appleVersionId: 102))
+            let back = try Self.json(try await Self.post(client, "updates",
+                #"{"apps": [{"appleItemId": "1", "appleVersionId": "101"}], "platform": "iOS", "osVersion": "17.4"}"#))
+            #expect((back["updates"] as? [[String: Any]])?.first?["appleVersionId"] as? String == "102")
         }
     }
 

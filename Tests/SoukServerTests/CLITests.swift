@@ -37,6 +37,12 @@ import Testing
                        "--variant-size", "20000", "--out", folder.path + "/pkg"])
         try await run(["packages", "import", folder.path + "/pkg"] + settings)
         try await run(["packages", "import", folder.path + "/pkg"] + settings)  // harmless the second time
+        try await run(["packages", "withdraw", "--apple-item-id", "6500000010", "--apple-version-id", "9000000010",
+                       "--reason", "crashes"] + settings)
+        await #expect(throws: (any Error).self) {
+            try await run(["packages", "withdraw", "--apple-item-id", "6500000010", "--apple-version-id", "1"] + settings)
+        }
+        try await run(["packages", "reinstate", "--apple-item-id", "6500000010", "--apple-version-id", "9000000010"] + settings)
         try await run(["apps", "remove", "--apple-item-id", "6500000010"] + settings)
         try await run(["apps", "reinstate", "--apple-item-id", "6500000010"] + settings)
         try await run(["apps", "takedown", "--apple-item-id", "6500000010", "--reason", "test"] + settings)

@@ -52,7 +52,7 @@ import Testing
             #expect(claims.dtype == .download)
             #expect(UUID(uuidString: claims.nonce) != nil)
 
-            // The grant is exchanged once for tokens bound to the device; that records the install.
+            // The grant is exchanged once for tokens bound to the device; that records nothing yet (spec §0).
             let body = OAuthTests.form([
                 "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange", "client_id": "web-iphone",
                 "subject_token": try #require(items["token"]),
@@ -67,8 +67,18 @@ import Testing
             #expect(me["clientId"] as? String == "web-iphone")
             let again = try await client.execute(uri: "/oauth/token", method: .post, headers: OAuthTests.formHeaders, body: body)
             #expect(try OAuthTests.json(again)["error"] as? String == "invalid_grant")
+            let afterExchange = try await InstallLinks(runtime: runtime).make(appleItemId: 6_500_000_001, email: "ada@example.com")
+            #expect(try await keys.verify(try #require(Self.items(afterExchange)["installVerificationToken"]),
+                                          as: InstallVerificationClaims.self).dtype == .download)
 
-            // The next link for the same account and app is a redownload, with a fresh nonce.
+            // The restore that follows (exchange → license → restore) is still the first install: download.
+            let restored = try AppDataTests.json(try await AppDataTests.post(client, "restore",
+                #"{"apps": [{"appleItemId": "6500000001", "appleVersionId": "9000000001"}], "platform": "iOS", "osVersion": "17.4"}"#,
+                token: access))
+            let restoreToken = try #require((restored["restores"] as? [[String: Any]])?.first?["installVerificationToken"] as? String)
+            #expect(try await keys.verify(restoreToken, as: InstallVerificationClaims.self).dtype == .download)
+
+            // Once that install happened, the next link for the same account and app is a redownload, with a fresh nonce.
             let second = try await InstallLinks(runtime: runtime).make(appleItemId: 6_500_000_001, email: "ada@example.com")
             let secondClaims = try await keys.verify(try #require(Self.items(second)["installVerificationToken"]), as: InstallVerificationClaims.self)
             #expect(secondClaims.dtype == .redownload)

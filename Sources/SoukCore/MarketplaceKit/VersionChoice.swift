@@ -50,11 +50,30 @@ public enum VersionChoice {
         return versions.sorted(by: newer)
     }
 
-    /// `restore`: the requested version when it exists and is compatible, otherwise the newest compatible one.
-    public static func restore(_ versions: [CatalogVersion], requested: UInt64?, platform: Platform, osVersion: OSVersion) -> CatalogVersion? {
+    /// Whether `a` was released after `b` (release date, then id, so the order is total).
+    static func isNewer(_ a: CatalogVersion, than b: CatalogVersion) -> Bool {
+        (a.releaseDate, a.appleVersionId) > (b.releaseDate, b.appleVersionId)
+    }
+
+    /// What `restore` answers for one app.
+    public enum RestoreOutcome: Sendable, Equatable {
+        /// Install this version.
+        case restore(CatalogVersion)
+        /// The requested version was withdrawn: a 404 failure from then on (spec §8), never a
+        /// silent substitute.
+        case withdrawn
+        /// Nothing the device can run: a 404 failure.
+        case noCompatibleVersion
+    }
+
+    /// `restore`: the requested version when it is offered and compatible; a withdrawn one is a
+    /// failure; no version (or an unknown one) gets the newest compatible version.
+    public static func restore(_ versions: [CatalogVersion], withdrawn: [CatalogVersion] = [], requested: UInt64?,
+                               platform: Platform, osVersion: OSVersion) -> RestoreOutcome {
+        if let requested, withdrawn.contains(where: { $0.appleVersionId == requested }) { return .withdrawn }
         let compatible = newestFirst(versions).filter { isCompatible($0, platform: platform, osVersion: osVersion) }
-        if let requested, let exact = compatible.first(where: { $0.appleVersionId == requested }) { return exact }
-        return compatible.first
+        if let requested, let exact = compatible.first(where: { $0.appleVersionId == requested }) { return .restore(exact) }
+        return compatible.first.map(RestoreOutcome.restore) ?? .noCompatibleVersion
     }
 
     /// What `updates` answers for one app.
@@ -63,20 +82,27 @@ public enum VersionChoice {
         case newer(CatalogVersion)
         /// The installed version is the newest compatible one: leave the app out.
         case current
+        /// The installed version was withdrawn and nothing newer runs on the device: a 404 failure.
+        case withdrawn
         /// Nothing the device can run: a 404 failure.
         case noCompatibleVersion
     }
 
-    /// `updates`: the newest compatible version released after the installed one. An unknown or
-    /// absent (`"0"`) installed version gets the newest compatible one.
-    public static func update(_ versions: [CatalogVersion], installed: UInt64?, platform: Platform, osVersion: OSVersion) -> UpdateOutcome {
+    /// `updates`: the newest compatible version released after the installed one, never an older
+    /// one (also when the installed version was withdrawn). An unknown or absent (`"0"`) installed
+    /// version gets the newest compatible one.
+    public static func update(_ versions: [CatalogVersion], withdrawn: [CatalogVersion] = [], installed: UInt64?,
+                              platform: Platform, osVersion: OSVersion) -> UpdateOutcome {
         let ordered = newestFirst(versions)
-        guard let newestIndex = ordered.firstIndex(where: { isCompatible($0, platform: platform, osVersion: osVersion) }) else {
-            return .noCompatibleVersion
+        let newest = ordered.first { isCompatible($0, platform: platform, osVersion: osVersion) }
+        if let installed, let gone = withdrawn.first(where: { $0.appleVersionId == installed }) {
+            guard let newest, isNewer(newest, than: gone) else { return .withdrawn }
+            return .newer(newest)
         }
-        guard let installed, let current = ordered.firstIndex(where: { $0.appleVersionId == installed }) else {
-            return .newer(ordered[newestIndex])
+        guard let newest else { return .noCompatibleVersion }
+        guard let installed, let current = ordered.first(where: { $0.appleVersionId == installed }) else {
+            return .newer(newest)
         }
-        return newestIndex < current ? .newer(ordered[newestIndex]) : .current
+        return isNewer(newest, than: current) ? .newer(newest) : .current
     }
 }

@@ -7,7 +7,7 @@ import SoukStore
 struct PackagesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "packages", abstract: "Import and make alternative distribution packages.",
-        subcommands: [Import.self, MakeSample.self, SetKeyBlob.self]
+        subcommands: [Import.self, MakeSample.self, SetKeyBlob.self, Withdraw.self, Reinstate.self]
     )
 
     struct Import: AsyncParsableCommand {
@@ -84,6 +84,47 @@ extension PackagesCommand {
                 try await LicenseStore(database: runtime.database).setKeyBlob(assetPublicId: assetPublicId, appleItemId: item,
                                                                               appleVersionId: version, keyBlob: keyBlob)
                 print("Recorded the key blob of variant \(assetPublicId)")
+            }
+        }
+    }
+}
+
+extension PackagesCommand {
+    /// Stops offering one version: devices on it get a 404 failure, its package URLs answer 404,
+    /// and updates never offer an older version in its place.
+    struct Withdraw: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "withdraw", abstract: "Withdraw one version of an app (restore and updates answer 404 failures for it).")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "AppleItemID of the app.") var appleItemId: String
+        @Option(help: "AppleVersionID of the version.") var appleVersionId: String
+        @Option(help: "Why, for operators (optional).") var reason: String?
+
+        func run() async throws {
+            let item = try parseAppleID(appleItemId, option: "--apple-item-id")
+            let version = try parseAppleID(appleVersionId, option: "--apple-version-id")
+            if let reason, reason.count > 500 { throw ValidationError("--reason must be at most 500 characters") }
+            try await withRuntime(settings) { runtime in
+                let changed = try await runtime.catalog.setWithdrawn(true, appleItemId: item, appleVersionId: version, reason: reason)
+                print(changed ? "Withdrew \(item)/\(version)" : "\(item)/\(version) was already withdrawn: nothing changed")
+            }
+        }
+    }
+
+    /// Offers a withdrawn version again.
+    struct Reinstate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reinstate", abstract: "Offer a withdrawn version of an app again.")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "AppleItemID of the app.") var appleItemId: String
+        @Option(help: "AppleVersionID of the version.") var appleVersionId: String
+
+        func run() async throws {
+            let item = try parseAppleID(appleItemId, option: "--apple-item-id")
+            let version = try parseAppleID(appleVersionId, option: "--apple-version-id")
+            try await withRuntime(settings) { runtime in
+                let changed = try await runtime.catalog.setWithdrawn(false, appleItemId: item, appleVersionId: version)
+                print(changed ? "Reinstated \(item)/\(version)" : "\(item)/\(version) was not withdrawn: nothing changed")
             }
         }
     }

@@ -143,9 +143,8 @@ public struct TokenStore: Sendable {
               try await activeAccount(accountID) else {
             return .failure(OAuthError(.invalidGrant, "The subject_token is invalid, expired or already used."))
         }
-        if let app = try claimed?.decode(column: "apple_item_id", as: Int64?.self) {
-            try await InstallLedger(database: database).record(accountID: accountID, appleItemIds: [AppleIDColumn.load(app)], clientId: clientId)
-        }
+        // No install is recorded here: the exchange comes before the license and the restore of the
+        // same install, which must still say `download` (InstallLedger, spec §0).
         return .success(try await issuePair(accountID: accountID, clientId: clientId, scope: Self.defaultScope,
                                             familyId: UUID(), codeId: nil))
     }

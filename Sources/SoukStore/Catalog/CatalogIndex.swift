@@ -4,24 +4,6 @@ import SQLKit
 import SoukCore
 import Synchronization
 
-/// An app with its versions (newest first), as `restore`, `updates` and licensing need them.
-public struct CatalogApp: Sendable, Equatable {
-    public var appleItemId: UInt64
-    public var bundleId: String
-    public var access: AccessPolicy
-    public var availability: Availability
-    /// Newest first (`VersionChoice.newestFirst`).
-    public var versions: [CatalogVersion]
-
-    public init(appleItemId: UInt64, bundleId: String, access: AccessPolicy, availability: Availability, versions: [CatalogVersion]) {
-        self.appleItemId = appleItemId
-        self.bundleId = bundleId
-        self.access = access
-        self.availability = availability
-        self.versions = VersionChoice.newestFirst(versions)
-    }
-}
-
 /// The whole catalog in memory, so that the hot paths (update checks, license decisions) answer
 /// without a database round trip, whatever the catalog's size.
 ///
@@ -181,15 +163,16 @@ public final class CatalogIndex: Sendable {
         }
         var versionQuery = database.sql.select()
             .columns("app_id", "apple_version_id", "bundle_version", "short_version_string", "platforms", "minimum_os", "release_date")
+            .column("withdrawn_at")
             .from("app_versions")
-            .where("withdrawn_at", .is, SQLLiteral.null)
         if ids != nil { versionQuery = versionQuery.where("app_id", .in, Array(byRowID.keys)) }
         var versions: [UUID: [CatalogVersion]] = [:]
+        var withdrawn: [UUID: [CatalogVersion]] = [:]
         if !byRowID.isEmpty {
             for row in try await versionQuery.all() {
                 let appID = try row.decode(column: "app_id", as: UUID.self)
                 let minimumOS = try row.decode(column: "minimum_os", as: [String: String].self)
-                versions[appID, default: []].append(CatalogVersion(
+                let version = CatalogVersion(
                     appleVersionId: AppleIDColumn.load(try row.decode(column: "apple_version_id", as: Int64.self)),
                     bundleVersion: try row.decode(column: "bundle_version", as: String.self),
                     shortVersionString: try row.decode(column: "short_version_string", as: String.self),
@@ -198,14 +181,20 @@ public final class CatalogIndex: Sendable {
                         guard let platform = Platform(rawValue: key), let os = OSVersion(value) else { return nil }
                         return (platform, os)
                     }, uniquingKeysWith: { first, _ in first }),
-                    releaseDate: try row.decode(column: "release_date", as: Date.self)))
+                    releaseDate: try row.decode(column: "release_date", as: Date.self))
+                if try row.decodeNil(column: "withdrawn_at") {
+                    versions[appID, default: []].append(version)
+                } else {
+                    withdrawn[appID, default: []].append(version)
+                }
             }
         }
         var apps: [UInt64: CatalogApp] = [:]
         apps.reserveCapacity(byRowID.count)
         for (rowID, app) in byRowID {
             apps[app.item] = CatalogApp(appleItemId: app.item, bundleId: app.bundleId, access: app.access,
-                                        availability: app.availability, versions: versions[rowID] ?? [])
+                                        availability: app.availability, versions: versions[rowID] ?? [],
+                                        withdrawnVersions: withdrawn[rowID] ?? [])
         }
         return apps
     }

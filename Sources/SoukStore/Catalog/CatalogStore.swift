@@ -44,14 +44,38 @@ public struct CatalogStore: Sendable {
         return app
     }
 
-    /// Versions of an app, newest release first.
-    /// The versions still offered (not withdrawn in App Store Connect), newest first.
+    /// The versions still offered (not withdrawn), newest release first.
     public func versions(of app: AppModel) async throws -> [AppVersionModel] {
         try await AppVersionModel.query(on: database.db)
             .filter(\.$app.$id == app.requireID())
             .filter(\.$withdrawnAt == nil)
             .sort(\.$releaseDate, .descending)
             .all()
+    }
+
+    /// One version of an app, withdrawn or not.
+    public func version(appleItemId: UInt64, appleVersionId: UInt64) async throws -> AppVersionModel {
+        let app = try await app(appleItemId: appleItemId)
+        guard let version = try await AppVersionModel.query(on: database.db)
+            .filter(\.$app.$id == app.requireID())
+            .filter(\.$appleVersionIdColumn == AppleIDColumn.store(appleVersionId))
+            .first() else {
+            throw CatalogError.notFound("app \(appleItemId) has no version \(appleVersionId)")
+        }
+        return version
+    }
+
+    /// Withdraws a version (`withdrawn: true`, with an optional reason) or offers it again. Devices on
+    /// a withdrawn version get a 404 failure for it; every process sees the change within a second
+    /// (the catalog change log). Returns false when the version already was in that state.
+    @discardableResult
+    public func setWithdrawn(_ withdrawn: Bool, appleItemId: UInt64, appleVersionId: UInt64, reason: String? = nil) async throws -> Bool {
+        let version = try await version(appleItemId: appleItemId, appleVersionId: appleVersionId)
+        guard (version.withdrawnAt != nil) != withdrawn || (withdrawn && version.withdrawnReason != reason) else { return false }
+        version.withdrawnAt = withdrawn ? (version.withdrawnAt ?? Date()) : nil
+        version.withdrawnReason = withdrawn ? reason : nil
+        try await version.save(on: database.db)
+        return true
     }
 
     /// Files of one version's package, by path.

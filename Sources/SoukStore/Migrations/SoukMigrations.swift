@@ -24,5 +24,8 @@ enum SoukMigrations {
         CreateAppStoreConnectEvent(),
         // 005: licensing
         CreateLicense(),
+        // 006: the fixes of the outside review (issue 10)
+        UpdateInstallOnePerDevice(),
+        UpdateAppVersionAddWithdrawnReason(),
     ]
 }

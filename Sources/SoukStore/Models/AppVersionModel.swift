@@ -20,8 +20,10 @@ public final class AppVersionModel: Model, @unchecked Sendable {
     /// SHA-256 of the stored `manifest.json`: re-importing the same package is recognised by it.
     @Field(key: "manifest_sha256") public var manifestSHA256: String
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
-    /// Set when App Store Connect withdrew the version (`AppVersionsUnavailable`): no longer offered or served.
+    /// Set when the version was withdrawn (App Store Connect's `AppVersionsUnavailable`, or
+    /// `souk packages withdraw`): no longer offered or served; devices on it get a 404 failure.
     @OptionalField(key: "withdrawn_at") public var withdrawnAt: Date?
+    @OptionalField(key: "withdrawn_reason") public var withdrawnReason: String?
     @Children(for: \.$version) public var files: [PackageFileModel]
 
     public init() {}
