@@ -12,9 +12,12 @@ require_load_tools() {
 }
 
 # Builds the release binary and prints its path.
+# SOUK_SCRATCH_PATH names another build folder (e.g. .build-release), so a release build does not
+# wait for, or block, the debug builds in .build.
 release_souk() {
-  swift build -c release --product souk >/dev/null
-  echo "$(swift build -c release --show-bin-path)/souk"
+  local scratch=(${SOUK_SCRATCH_PATH:+--scratch-path "$SOUK_SCRATCH_PATH"})
+  swift build -c release --product souk "${scratch[@]}" >/dev/null
+  echo "$(swift build -c release --show-bin-path "${scratch[@]}")/souk"
 }
 
 # Waits until the server at port $1 answers /health.

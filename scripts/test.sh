@@ -20,4 +20,5 @@ export SOUK_TEST_POSTGRES_URL="${SOUK_TEST_POSTGRES_URL:-}"
 swift build --build-tests
 scripts/smoke.sh
 scripts/e2e-device.sh
+scripts/outage-check.sh
 swift test --skip-build

@@ -31,7 +31,9 @@ public func buildApplication(
         server: server,
         configuration: .init(address: .hostname(config.hostname, port: config.port), serverName: "Souk"),
         services: [CatalogIndexRefresher(index: runtime.catalogIndex, interval: config.catalogRefreshInterval, logger: runtime.logger),
-                   worker],
+                   worker,
+                   CleanupService(cleanup: Cleanup(database: runtime.database), lease: MaintenanceLease(database: runtime.database),
+                                  interval: .seconds(config.cleanupIntervalSeconds), logger: runtime.logger)],
         onServerRunning: onServerRunning,
         logger: runtime.logger
     )

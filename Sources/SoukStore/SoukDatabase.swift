@@ -69,7 +69,7 @@ public final class SoukDatabase: Sendable {
         let migrations = Migrations()
         migrations.add(SoukMigrations.all)
         return Migrator(databases: databases, migrations: migrations, logger: logger, on: databases.eventLoopGroup.any(),
-                        migrationLogLevel: .info)
+                        migrationLogLevel: .debug)
     }
 
     /// Applies every pending migration. SQLite is switched to write-ahead logging first, so readers

@@ -10,7 +10,7 @@ import SoukStore
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmark helpers (see scripts/bench-updates.sh).",
-        subcommands: [SeedCatalog.self, Floor.self])
+        subcommands: [SeedCatalog.self, Floor.self, ImportWhileServing.self])
 
     /// First ids of the synthetic catalog: app i is `appBase + i` at version `versionBase + i`.
     static let appBase: UInt64 = 7_000_000_000

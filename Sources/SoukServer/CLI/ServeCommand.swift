@@ -49,7 +49,14 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         let config = runtime.config
-        let extraLines = demoLines
+        var warnings: [String] = []
+        if (try? await runtime.catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId).appleItemId) == 0 {
+            warnings.append("""
+                  ⚠️  restore and updates answer 503 until the marketplace has its AppleItemID (from App Store Connect):
+                     souk marketplace set --apple-item-id <N>
+                """)
+        }
+        let extraLines = demoLines + warnings
         let app = try buildApplication(runtime) { channel in
             let port = channel.localAddress?.port ?? config.port
             let scheme = config.tls == nil ? "http" : "https"
@@ -60,6 +67,7 @@ struct ServeCommand: AsyncParsableCommand {
                 "  public URL   \(config.publicURL)",
                 "  database     \(config.database)",
                 "  data folder  \(config.dataDir)",
+                "  storefront   \(base)/",
                 "  health       \(base)/health",
                 "  metrics      \(base)/metrics",
                 "  packages     \(base)/packages/<appleItemId>/<appleVersionId>/manifest.json",

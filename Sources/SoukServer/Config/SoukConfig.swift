@@ -30,8 +30,14 @@ public struct SoukConfig: Sendable {
     public var updatesPollingHours = 24
     /// How often each process checks the catalog change log (and re-reads signing keys); 0 checks on every request.
     public var catalogRefreshMilliseconds = 1000
+    /// How often a server sweeps expired codes, tokens, sessions, throttle counters and old licenses (0: never; `souk maintenance cleanup` does it once).
+    public var cleanupIntervalSeconds = 900
     /// Licensing (docs/licensing.md).
     public var licensing = LicensingSettings()
+    /// Reverse proxies whose `X-Forwarded-For` names the client for sign-in throttling; empty: the header is ignored.
+    public var trustedProxies: [IPNetwork] = []
+    /// When set, `GET /metrics` answers only `Authorization: Bearer <metricsToken>` (a secret).
+    public var metricsToken: String?
 
     public struct LicensingSettings: Sendable, Equatable {
         /// `development` (Souk's own documented format) or `sidecar` (Apple's SDK behind an HTTP service).
@@ -84,6 +90,7 @@ public struct SoukConfig: Sendable {
         ("signUp", "SOUK_SIGN_UP", "-", "let people create accounts at /signup (default false)"),
         ("updatesPollingHours", "SOUK_UPDATES_POLLING_HOURS", "-", "hours between update checks, at least 24 (default 24)"),
         ("catalogRefreshMs", "SOUK_CATALOG_REFRESH_MS", "-", "how often a process looks for catalog and key changes made elsewhere (default 1000)"),
+        ("cleanupIntervalSeconds", "SOUK_CLEANUP_INTERVAL_SECONDS", "-", "seconds between sweeps of expired rows, 0 for none (default 900; one process sweeps at a time)"),
         ("licenseIssuer", "SOUK_LICENSE_ISSUER", "-", "development (default; Souk's documented format) or sidecar (Apple's SDK behind an HTTP service)"),
         ("licenseSidecarUrl", "SOUK_LICENSE_SIDECAR_URL", "-", "base URL of the license sidecar (with licenseIssuer=sidecar)"),
         ("licenseSidecarToken", "SOUK_LICENSE_SIDECAR_TOKEN", "-", "bearer token Souk sends to the sidecar"),
@@ -186,6 +193,7 @@ public struct SoukConfig: Sendable {
         }
         config.updatesPollingHours = try await reader.wholeNumber("updatesPollingHours", default: 24, range: 24...8760)
         config.catalogRefreshMilliseconds = try await reader.wholeNumber("catalogRefreshMs", default: 1000, range: 0...60_000)
+        config.cleanupIntervalSeconds = try await reader.wholeNumber("cleanupIntervalSeconds", default: 900, range: 0...604_800)
         if let issuer = try await reader.string("licenseIssuer") {
             guard ["development", "sidecar"].contains(issuer) else { throw reader.error("licenseIssuer", issuer, "must be development or sidecar") }
             config.licensing.issuer = issuer

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import SoukCore
 import SoukStore
 
@@ -67,12 +68,15 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 extension Request {
-    /// The whole body, at most `limit` bytes; a larger one is a 413 problem.
+    /// The whole body, at most `limit` bytes; a larger one is a 413 problem, one that cannot be read
+    /// to its end (the client hung up, a malformed chunk) a 400.
     func collectBody(upTo limit: Int) async throws -> ByteBuffer {
         do {
             return try await body.collect(upTo: limit)
-        } catch {
+        } catch is NIOTooManyBytesError {
             throw Problem(.contentTooLarge, "The request body is larger than \(limit) bytes.")
+        } catch {
+            throw Problem(.badRequest, "The request body could not be read to its end.")
         }
     }
 }

@@ -27,5 +27,6 @@ enum SoukMigrations {
         // 006: the fixes of the outside review (issue 10)
         UpdateInstallOnePerDevice(),
         UpdateAppVersionAddWithdrawnReason(),
+        CreateLookupIndexesAndLeases(),
     ]
 }

@@ -33,20 +33,26 @@ public struct PackageImporter: Sendable {
 
     /// Imports the package at `path`. Throws `PackageError` naming the field or file for bad input.
     public func importPackage(at path: String, releaseDate: Date? = nil) async throws -> Outcome {
-        try FileManager.default.createDirectory(atPath: workArea, withIntermediateDirectories: true)
-        let source = try PackageSource.open(path, workArea: workArea)
+        // Every step that reads or writes package files runs on the thread pool (`blocking`).
+        let workArea = self.workArea
+        let source = try await blocking {
+            try FileManager.default.createDirectory(atPath: workArea, withIntermediateDirectories: true)
+            return try PackageSource.open(path, workArea: workArea)
+        }
         defer { source.cleanUp() }
 
-        let manifestPath = try source.regularFile(PackagePath.manifest, field: PackagePath.manifest)
-        let manifestSize = (try FileManager.default.attributesOfItem(atPath: manifestPath)[.size] as? NSNumber)?.intValue ?? 0
-        guard manifestSize <= Self.maxManifestBytes else {
-            throw PackageError(PackagePath.manifest, "is larger than \(Self.maxManifestBytes) bytes")
-        }
-        let manifestData = try Data(contentsOf: URL(fileURLWithPath: manifestPath))
-        let manifest = try PackageManifest.parse(manifestData).get()
-        let signaturePath = try source.regularFile(PackagePath.signature, field: PackagePath.signature)
-        let assetPaths = try manifest.assets.map { asset in
-            try source.regularFile(asset.assetPath, field: asset.kind == .variant ? "variant \(asset.publicId)" : "delta \(asset.publicId)")
+        let (manifest, manifestPath, signaturePath, assetPaths) = try await blocking { () throws -> (PackageManifest, String, String, [String]) in
+            let manifestPath = try source.regularFile(PackagePath.manifest, field: PackagePath.manifest)
+            let manifestSize = (try FileManager.default.attributesOfItem(atPath: manifestPath)[.size] as? NSNumber)?.intValue ?? 0
+            guard manifestSize <= Self.maxManifestBytes else {
+                throw PackageError(PackagePath.manifest, "is larger than \(Self.maxManifestBytes) bytes")
+            }
+            let manifest = try PackageManifest.parse(try Data(contentsOf: URL(fileURLWithPath: manifestPath))).get()
+            let signaturePath = try source.regularFile(PackagePath.signature, field: PackagePath.signature)
+            let assetPaths = try manifest.assets.map { asset in
+                try source.regularFile(asset.assetPath, field: asset.kind == .variant ? "variant \(asset.publicId)" : "delta \(asset.publicId)")
+            }
+            return (manifest, manifestPath, signaturePath, assetPaths)
         }
 
         let db = database.db
@@ -56,26 +62,29 @@ public struct PackageImporter: Sendable {
         guard app.bundleId == manifest.bundleId else {
             throw PackageError("bundleId", "is \(manifest.bundleId) but app \(manifest.appleItemId) has bundle id \(app.bundleId)")
         }
-        let manifestStaged = try blobs.stage(fileAt: manifestPath)
+        let blobs = self.blobs
+        let manifestStaged = try await blocking { try blobs.stage(fileAt: manifestPath) }
         if let existing = try await existingVersion(manifest, manifestSHA256: manifestStaged.sha256, appID: appID) {
             blobs.discard(manifestStaged)
             return existing
         }
 
-        var staged: [(BlobStore.Staged, String, String?)] = [(manifestStaged, PackagePath.manifest, nil)]
-        do {
-            staged.append((try blobs.stage(fileAt: signaturePath), PackagePath.signature, nil))
-            for (asset, filePath) in zip(manifest.assets, assetPaths) {
-                let blob = try blobs.stage(fileAt: filePath, chunkSize: asset.chunkDigests?.chunkSize)
-                staged.append((blob, asset.assetPath, asset.publicId))
-                try Self.check(blob, against: asset)
+        let files = try await blocking { () throws -> [(BlobStore.Staged, String, String?)] in
+            var staged: [(BlobStore.Staged, String, String?)] = [(manifestStaged, PackagePath.manifest, nil)]
+            do {
+                staged.append((try blobs.stage(fileAt: signaturePath), PackagePath.signature, nil))
+                for (asset, filePath) in zip(manifest.assets, assetPaths) {
+                    let blob = try blobs.stage(fileAt: filePath, chunkSize: asset.chunkDigests?.chunkSize)
+                    staged.append((blob, asset.assetPath, asset.publicId))
+                    try Self.check(blob, against: asset)
+                }
+            } catch {
+                staged.forEach { blobs.discard($0.0) }
+                throw error
             }
-        } catch {
-            staged.forEach { blobs.discard($0.0) }
-            throw error
+            for (blob, _, _) in staged { try blobs.commit(blob) }
+            return staged
         }
-        for (blob, _, _) in staged { try blobs.commit(blob) }
-        let files = staged
 
         let version = AppVersionModel(appID: appID, manifest: manifest, manifestSHA256: manifestStaged.sha256,
                                       releaseDate: releaseDate ?? now())

@@ -4,7 +4,7 @@ import ZIPFoundation
 
 /// A package laid out as a folder on disk: either the folder the operator named, or a zip
 /// extracted into Souk's work area (removed again by `cleanUp()`).
-struct PackageSource {
+struct PackageSource: Sendable {
     /// The folder that holds `manifest.json`.
     let root: String
     private let extractedTo: String?

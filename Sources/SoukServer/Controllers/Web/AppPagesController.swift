@@ -3,7 +3,7 @@ import Hummingbird
 import SoukCore
 import SoukStore
 
-/// The public app pages: `/apps` (the catalog), `/apps/<appleItemId>` (the `appShareURL`, with
+/// The public app pages: `/` and `/apps` (the catalog; the storefront's home), `/apps/<appleItemId>` (the `appShareURL`, with
 /// schema.org `MobileApplication` JSON-LD for Spotlight), the Install button (a POST that answers
 /// with a fresh `marketplace-kit://install` link for the signed-in person) and `/sitemap.xml`.
 struct AppPagesController<Context: RequestContext> {
@@ -15,12 +15,14 @@ struct AppPagesController<Context: RequestContext> {
     var base: String { runtime.config.publicURL }
 
     func addRoutes(to router: Router<Context>) {
+        router.get("/", use: catalogPage)
         router.get("apps", use: catalogPage)
         router.get("apps/:appleItemId", use: appPage)
         router.post("apps/:appleItemId/install", use: install)
         router.get("sitemap.xml", use: sitemap)
     }
 
+    /// `GET /` and `GET /apps`: every available app.
     @Sendable func catalogPage(_ request: Request, context: Context) async throws -> Response {
         let apps = try await catalog.apps().filter { $0.availability == .available }
         return pages.response("catalog", [
@@ -29,6 +31,7 @@ struct AppPagesController<Context: RequestContext> {
         ])
     }
 
+    /// `GET /apps/<appleItemId>`: the app page (`appShareURL`).
     @Sendable func appPage(_ request: Request, context: Context) async throws -> Response {
         let app = try await availableApp(context)
         let versions = try await catalog.versions(of: app)
@@ -58,6 +61,7 @@ struct AppPagesController<Context: RequestContext> {
                                           "name": app.name, "link": link.url, "appURL": "/apps/\(app.appleItemId)"])
     }
 
+    /// `GET /sitemap.xml`: every app page, for Spotlight.
     @Sendable func sitemap(_ request: Request, context: Context) async throws -> Response {
         let apps = try await catalog.apps().filter { $0.availability == .available }
         let entries = apps.map { "  <url><loc>\(Self.xmlEscape("\(base)/apps/\($0.appleItemId)"))</loc></url>" }
@@ -70,10 +74,16 @@ struct AppPagesController<Context: RequestContext> {
     // MARK: Helpers
 
     private func availableApp(_ context: Context) async throws -> AppModel {
-        guard let id = AppleID.parse(try context.parameters.require("appleItemId")),
-              let app = try? await catalog.app(appleItemId: id), app.availability == .available else {
-            throw Problem(.notFound, "This app is not available.")
+        let unavailable = Problem(.notFound, "This app is not available.")
+        guard let id = AppleID.parse(try context.parameters.require("appleItemId")) else { throw unavailable }
+        // Only "no such app" is a 404: a database that cannot answer is an outage (503), never a verdict.
+        let app: AppModel
+        do {
+            app = try await catalog.app(appleItemId: id)
+        } catch CatalogError.notFound {
+            throw unavailable
         }
+        guard app.availability == .available else { throw unavailable }
         return app
     }
 

@@ -1,0 +1,46 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import SoukStore
+
+/// Sweeps expired rows (`Cleanup`) every `interval` in a running server. With several processes on
+/// one PostgreSQL, the sweep is claimed through a `MaintenanceLease`, so one process runs it at a time.
+struct CleanupService: Service {
+    /// The lease name, shared with `souk maintenance cleanup`.
+    static let job = "cleanup"
+
+    let cleanup: Cleanup
+    let lease: MaintenanceLease
+    let interval: Duration
+    let logger: Logger
+    /// Who this process is, in the lease table.
+    let holder = "serve-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
+
+    func run() async throws {
+        guard interval > .zero else { return }
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard !Task.isCancelled else { return }
+                do {
+                    try await sweepOnce()
+                } catch {
+                    logger.error("cleanup failed; trying again later", metadata: ["error": "\(String(reflecting: error))"])
+                }
+            }
+        }
+    }
+
+    /// One sweep, when this process gets the lease; answers nil when another process holds it.
+    @discardableResult
+    func sweepOnce() async throws -> [(name: String, removed: Int)]? {
+        guard try await lease.claim(Self.job, holder: holder, for: 600) else { return nil }
+        let report = try await cleanup.run()
+        try await lease.release(Self.job, holder: holder)
+        let removed = report.filter { $0.removed > 0 }
+        if !removed.isEmpty {
+            logger.info("cleanup removed expired rows", metadata: Dictionary(uniqueKeysWithValues: removed.map { ($0.name, "\($0.removed)") }))
+        }
+        return report
+    }
+}
