@@ -44,6 +44,12 @@ public final class Conformance: @unchecked Sendable {
         var reason: String
     }
 
+    /// A value an earlier check or a flag provides; its absence fails the check (never a crash).
+    func need<T>(_ value: T?) throws -> T {
+        guard let value else { throw Failed(reason: "an earlier check or a flag did not provide what this check needs") }
+        return value
+    }
+
     func require(_ condition: Bool, _ reason: @autoclosure () -> String) throws {
         if !condition { throw Failed(reason: reason()) }
     }
@@ -97,7 +103,8 @@ public final class Conformance: @unchecked Sendable {
             restoreEndpoint = endpoints?.restore
         }
         await check("§1", "pollingInterval in hours, at least 24", skipIf: endpoints == nil ? "no configuration" : nil) {
-            try require(endpoints!.pollingInterval >= 24, "pollingInterval is \(endpoints!.pollingInterval)")
+            let hours = try need(endpoints).pollingInterval
+            try require(hours >= 24, "pollingInterval is \(hours)")
         }
         await check("§1", "overrides are full copies", skipIf: endpoints == nil ? "no configuration" : nil) {
             let object = try json(try await http.send(.GET, base + "/.well-known/marketplace-kit"))
@@ -118,33 +125,33 @@ public final class Conformance: @unchecked Sendable {
             try require(needed.isSubset(of: grants), "grant_types_supported lacks \(needed.subtracting(grants).sorted())")
         }
         await check("§2.3", "token endpoint: a bad code is invalid_grant", skipIf: metadata == nil ? "no OAuth metadata" : nil) {
-            let answer = try await post(metadata!.tokenEndpoint, MarketplaceClient.form([("grant_type", "authorization_code"), ("code", "not-a-code"),
+            let answer = try await post(need(metadata).tokenEndpoint, MarketplaceClient.form([("grant_type", "authorization_code"), ("code", "not-a-code"),
                                                                                        ("code_verifier", String(repeating: "a", count: 43)), ("client_id", "conform")]), form: true)
             try require(answer.status == 400 && (try json(answer)["error"] as? String) == "invalid_grant", "status \(answer.status): \(answer.text.prefix(120))")
         }
         await check("§2.3", "token endpoint: an unknown grant type is unsupported_grant_type", skipIf: metadata == nil ? "no OAuth metadata" : nil) {
-            let answer = try await post(metadata!.tokenEndpoint, MarketplaceClient.form([("grant_type", "password"), ("client_id", "conform")]), form: true)
+            let answer = try await post(need(metadata).tokenEndpoint, MarketplaceClient.form([("grant_type", "password"), ("client_id", "conform")]), form: true)
             try require(answer.status == 400 && (try json(answer)["error"] as? String) == "unsupported_grant_type", "status \(answer.status): \(answer.text.prefix(120))")
         }
         await check("§2.2", "token exchange: a bad subject token is invalid_grant", skipIf: metadata == nil ? "no OAuth metadata" : nil) {
-            let answer = try await post(metadata!.tokenEndpoint, MarketplaceClient.form([
+            let answer = try await post(need(metadata).tokenEndpoint, MarketplaceClient.form([
                 ("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"), ("subject_token", "nope"),
                 ("subject_token_type", "urn:ietf:params:oauth:token-type:access_token"), ("client_id", "conform")]), form: true)
             try require(answer.status == 400 && (try json(answer)["error"] as? String) == "invalid_grant", "status \(answer.status): \(answer.text.prefix(120))")
         }
         await check("§2.3", "login flow: authorize (S256, state, login_hint), sign in, exchange the code",
                     skipIf: metadata == nil ? "no OAuth metadata" : options.email == nil || options.password == nil ? "needs --email and --password" : nil) {
-            let tokens = try await MarketplaceClient.signIn(http, metadata: metadata!, clientId: UUID().uuidString, email: options.email!, password: options.password!)
+            let tokens = try await MarketplaceClient.signIn(http, metadata: need(metadata), clientId: UUID().uuidString, email: need(options.email), password: need(options.password))
             accessToken = tokens.accessToken
         }
         await check("§2.3", "authorization endpoint refuses another redirect_uri", skipIf: metadata == nil ? "no OAuth metadata" : nil) {
-            let answer = try await http.send(.GET, metadata!.authorizationEndpoint + "?client_id=conform&response_type=code&redirect_uri=https%3A%2F%2Fevil.example%2F&code_challenge=\(String(repeating: "a", count: 43))&code_challenge_method=S256&state=s")
+            let answer = try await http.send(.GET, need(metadata).authorizationEndpoint + "?client_id=conform&response_type=code&redirect_uri=https%3A%2F%2Fevil.example%2F&code_challenge=\(String(repeating: "a", count: 43))&code_challenge_method=S256&state=s")
             try require(!(answer.header("location")?.hasPrefix("https://evil.example") ?? false), "redirected to the foreign redirect_uri")
             try require(answer.status >= 400, "status \(answer.status)")
         }
         await check("§6", "restore: a public app gets a package, a token and a share URL",
                     skipIf: endpoints == nil ? "no configuration" : options.publicApp == nil ? "needs --public-app" : nil) {
-            let answer = try await post(endpoints!.restore, appsBody([(options.publicApp!, 0)]))
+            let answer = try await post(need(endpoints).restore, appsBody([(need(options.publicApp), 0)]))
             try require(answer.status == 200, "status \(answer.status)")
             let item = (try json(answer)["restores"] as? [[String: Any]])?.first
             try require(item != nil, "no restores item")
@@ -155,10 +162,10 @@ public final class Conformance: @unchecked Sendable {
         }
         await check("§4", "install verification token: ES256, kid, audience, bundle id, lifetime, fresh nonce",
                     skipIf: restoredItem == nil ? "no restored item" : nil) {
-            try await checkToken(restoredItem!, metadata: metadata)
+            try await checkToken(need(restoredItem), metadata: metadata)
         }
         await check("§6", "an unknown app is a 404 failure keeping its appleVersionId", skipIf: endpoints == nil ? "no configuration" : nil) {
-            let answer = try await post(endpoints!.restore, appsBody([(18_446_744_073_709_551_557, 123)]))
+            let answer = try await post(need(endpoints).restore, appsBody([(18_446_744_073_709_551_557, 123)]))
             try require(answer.status == 200, "status \(answer.status)")
             let failure = (try json(answer)["failures"] as? [[String: Any]])?.first
             try require((failure?["failure"] as? [String: Any])?["code"] as? Int == 404, "no 404 failure")
@@ -166,57 +173,57 @@ public final class Conformance: @unchecked Sendable {
         }
         await check("§6", "updates: version \"0\" gets the latest with bundleVersion and shortVersionString",
                     skipIf: endpoints == nil ? "no configuration" : options.publicApp == nil ? "needs --public-app" : nil) {
-            let answer = try await post(endpoints!.updatesURL, appsBody([(options.publicApp!, 0)]))
+            let answer = try await post(need(endpoints).updatesURL, appsBody([(need(options.publicApp), 0)]))
             try require(answer.status == 200, "status \(answer.status)")
             let item = (try json(answer)["updates"] as? [[String: Any]])?.first
             try require(item?["bundleVersion"] is String && item?["shortVersionString"] is String, "no update item with versions")
         }
         await check("§6", "a gated app: 401 without a token (WWW-Authenticate), 403 with a bad one",
                     skipIf: endpoints == nil ? "no configuration" : options.gatedApp == nil ? "needs --gated-app" : nil) {
-            let anonymous = try await post(endpoints!.restore, appsBody([(options.gatedApp!, 0)]))
+            let anonymous = try await post(need(endpoints).restore, appsBody([(need(options.gatedApp), 0)]))
             try require(anonymous.status == 401, "without a token: \(anonymous.status)")
             try require(anonymous.header("www-authenticate")?.lowercased().hasPrefix("bearer") == true, "no WWW-Authenticate: Bearer")
-            let forged = try await post(endpoints!.restore, appsBody([(options.gatedApp!, 0)]), bearer: "forged-token")
+            let forged = try await post(need(endpoints).restore, appsBody([(need(options.gatedApp), 0)]), bearer: "forged-token")
             try require(forged.status == 403, "with a bad token: \(forged.status)")
         }
         await check("§6", "a gated app with the signed-in token is restored",
                     skipIf: endpoints == nil ? "no configuration" : options.gatedApp == nil ? "needs --gated-app" : accessToken == nil ? "no sign-in" : nil) {
-            let answer = try await post(endpoints!.restore, appsBody([(options.gatedApp!, 0)]), bearer: accessToken)
+            let answer = try await post(need(endpoints).restore, appsBody([(need(options.gatedApp), 0)]), bearer: accessToken)
             try require(answer.status == 200, "status \(answer.status)")
         }
         await check("§6", "malformed bodies are 4xx, never 5xx", skipIf: endpoints == nil ? "no configuration" : nil) {
             for body in ["not json", "{}", #"{"apps": "x", "platform": "iOS", "osVersion": "17.4"}"#] {
-                let answer = try await post(endpoints!.updatesURL, Array(body.utf8))
+                let answer = try await post(need(endpoints).updatesURL, Array(body.utf8))
                 try require((400..<500).contains(answer.status), "\(body) → \(answer.status)")
             }
         }
         await check("§5", "package hosting: manifest, HEAD, Range, ETag", skipIf: restoredItem == nil ? "no restored item" : nil) {
-            try await checkPackage(restoredItem!["alternativeDistributionPackage"] as! String)
+            try await checkPackage(need(need(restoredItem)["alternativeDistributionPackage"] as? String))
         }
         await check("§3.4", "certificates: DER at the configuration's URLs, RSA-3072 for encryption", skipIf: endpoints == nil ? "no configuration" : nil) {
-            let encryption = try await http.send(.GET, endpoints!.encryptionCertificateURL)
+            let encryption = try await http.send(.GET, need(endpoints).encryptionCertificateURL)
             let certificate = try Certificate(derEncoded: encryption.body)
             let key = try _RSA.Encryption.PublicKey(derRepresentation: Array(certificate.publicKey.subjectPublicKeyInfoBytes))
             try require(key.keySizeInBits == 3072, "the encryption key has \(key.keySizeInBits) bits")
-            _ = try Certificate(derEncoded: try await http.send(.GET, endpoints!.signingCertificateURL).body)
+            _ = try Certificate(derEncoded: try await http.send(.GET, need(endpoints).signingCertificateURL).body)
         }
         await check("§3.1", "license endpoint: a garbage envelope is a 400", skipIf: endpoints == nil ? "no configuration" : nil) {
-            let answer = try await post(endpoints!.dynamicLicenseURL, Array(#"{"licenseRequest": "AAAA", "licenseKey": "AAAA", "appsById": {"1": {}}}"#.utf8))
+            let answer = try await post(need(endpoints).dynamicLicenseURL, Array(#"{"licenseRequest": "AAAA", "licenseKey": "AAAA", "appsById": {"1": {}}}"#.utf8))
             try require(answer.status == 400, "status \(answer.status)")
         }
         await check("§3.2", "renewal endpoint: a garbage envelope is a 400", skipIf: endpoints == nil ? "no configuration" : nil) {
-            let answer = try await post(endpoints!.licenseRenewalURL, Array(#"{"renewalRequest": "AAAA", "licenseKey": "AAAA"}"#.utf8))
+            let answer = try await post(need(endpoints).licenseRenewalURL, Array(#"{"renewalRequest": "AAAA", "licenseKey": "AAAA"}"#.utf8))
             try require(answer.status == 400, "status \(answer.status)")
         }
         return results.allSatisfy { $0.problem == nil || $0.skipped }
     }
 
     func checkToken(_ item: [String: Any], metadata: MarketplaceClient.OAuthMetadata?) async throws {
-        let package = item["alternativeDistributionPackage"] as! String
+        let package = try need(item["alternativeDistributionPackage"] as? String)
         let manifestAnswer = try await http.send(.GET, (package.hasSuffix("/") ? package : package + "/") + "manifest.json")
         guard case .success(let manifest) = PackageManifest.parse(Data(manifestAnswer.body)) else { throw Failed(reason: "the package's manifest does not parse") }
         let jwks = try await http.send(.GET, metadata?.jwksURI ?? options.base + "/.well-known/jwks.json")
-        let token = item["installVerificationToken"] as! String
+        let token = try need(item["installVerificationToken"] as? String)
         guard let claims = await VerificationClaims.verified(token, jwks: jwks.text) else {
             throw Failed(reason: "the signature does not verify against the JWKS")
         }

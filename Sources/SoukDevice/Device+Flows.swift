@@ -7,12 +7,18 @@ extension Device {
         var domain: String
         var account: String?
         var apps: [DeviceState.InstalledApp]
-        var origin: String { MarketplaceClient.origin(of: apps[0].packageURL)! }
+        /// Where the group's packages are (and so its configuration file and OAuth metadata).
+        var origin: String
     }
 
-    var groups: [Group] {
-        Dictionary(grouping: state.installs) { DeviceState.key(domain: $0.domain, account: $0.account) }
-            .values.map { Group(domain: $0[0].domain, account: $0[0].account, apps: $0) }
+    /// The installed apps by domain and account; a package URL the state holds that is not one
+    /// (a hand-edited state) is an `invalidAlternativeDistributionPackageURL`.
+    func groups() throws -> [Group] {
+        try Dictionary(grouping: state.installs) { DeviceState.key(domain: $0.domain, account: $0.account) }
+            .values.compactMap { apps -> Group? in
+                guard let first = apps.first else { return nil }
+                return Group(domain: first.domain, account: first.account, apps: apps, origin: try PackageLocation(first.packageURL).origin)
+            }
             .sorted { $0.domain + ($0.account ?? "") < $1.domain + ($1.account ?? "") }
     }
 
@@ -87,7 +93,7 @@ extension Device {
             try save()
         }
         var outcome = Outcome()
-        for group in groups {
+        for group in try groups() {
             let endpoints = try await MarketplaceClient.configuration(http, origin: group.origin, appleItemId: group.apps[0].appleItemId)
             let key = DeviceState.key(domain: group.domain, account: group.account)
             var bearer = state.tokens[key]?.accessToken
@@ -126,7 +132,7 @@ extension Device {
     /// back, reports failures ("App Not Available") and 401/403 ("Verification Required").
     public func updates(force: Bool, now: Date = Date()) async throws -> Outcome {
         var outcome = Outcome()
-        for group in groups {
+        for group in try groups() {
             let endpoints = try await MarketplaceClient.configuration(http, origin: group.origin, appleItemId: group.apps[0].appleItemId)
             if !force, let last = state.lastUpdateCheck[group.domain], now.timeIntervalSince(last) < TimeInterval(endpoints.pollingInterval * 3600) {
                 let next = last.addingTimeInterval(TimeInterval(endpoints.pollingInterval * 3600))
@@ -165,7 +171,7 @@ extension Device {
         for (domain, licenses) in Dictionary(grouping: state.licenses, by: \.domain) {
             let due = licenses.filter { all || ($0.expiresAt ?? .distantPast) < now.addingTimeInterval(86_400) }
             guard !due.isEmpty, let app = state.installs.first(where: { $0.domain == domain }) else { continue }
-            let endpoints = try await MarketplaceClient.configuration(http, origin: MarketplaceClient.origin(of: app.packageURL)!, appleItemId: app.appleItemId)
+            let endpoints = try await MarketplaceClient.configuration(http, origin: try PackageLocation(app.packageURL).origin, appleItemId: app.appleItemId)
             let key = try await encryptionKey(endpoints)
             let request = DevelopmentLicenseRequest(requestId: UInt64.random(in: 1...UInt64(Int64.max)), deviceId: state.deviceId,
                                                     action: .renew, licenseIds: due.map(\.licenseId))

@@ -107,28 +107,28 @@ public final class Device: @unchecked Sendable {
         guard let package = items["alternativeDistributionPackage"], !package.isEmpty else {
             throw DeviceError(.invalidAlternativeDistributionPackageURL, "the link has no alternativeDistributionPackage")
         }
-        guard let packageURL = URLComponents(string: package), let scheme = packageURL.scheme, let host = packageURL.host,
-              scheme == "https" || (scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host)) else {
-            throw DeviceError(.invalidAlternativeDistributionPackageURL, "the package URL must be https (\(package))")
-        }
+        let location = try PackageLocation(package)
         guard let token = items["installVerificationToken"], !token.isEmpty else {
             throw DeviceError(.missingInstallVerificationToken, "the link has no installVerificationToken")
         }
-        if let referrer, URLComponents(string: referrer)?.host != host {
-            throw DeviceError(.invalidAlternativeDistributionPackageURL, "the package host \(host) is not the linking page's host")
+        if let referrer, URLComponents(string: referrer)?.host != location.domain {
+            throw DeviceError(.invalidAlternativeDistributionPackageURL, "the package host \(location.domain) is not the linking page's host")
         }
         return Link(package: package, installVerificationToken: token, token: items["token"].flatMap { $0.isEmpty ? nil : $0 },
                     account: items["account"].flatMap { $0.isEmpty ? nil : $0 }, appShareURL: items["appShareURL"])
     }
 
-    /// Installs from a link (spec §7): manifest, configuration file, token exchange, license,
-    /// download, token verification, record.
+    /// Installs from a link in the order of spec §0: the token exchange (when the link has a
+    /// `token`), the license request (after `manifest.json`, since it names the variant), `restore`
+    /// for this app and version with the exchange's bearer, then the download from the restore
+    /// item's package, the check of both install verification tokens (the link's and the restore
+    /// item's) and the record, with the `dtype` of each.
     public func install(link: Link) async throws -> DeviceState.InstalledApp {
-        let origin = MarketplaceClient.origin(of: link.package)!
-        let domain = URLComponents(string: link.package)!.host!
+        let location = try PackageLocation(link.package)
+        let domain = location.domain
         var bearer: String?
         if let grant = link.token {
-            let metadata = try await MarketplaceClient.oauthMetadata(http, origin: origin)
+            let metadata = try await MarketplaceClient.oauthMetadata(http, origin: location.origin)
             let clientId = state.clientId(domain: domain, account: link.account)
             let tokens = try await MarketplaceClient.token(http, endpoint: metadata.tokenEndpoint, [
                 ("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"), ("subject_token", grant),
@@ -142,34 +142,91 @@ public final class Device: @unchecked Sendable {
         } else {
             bearer = state.tokens[DeviceState.key(domain: domain, account: link.account)]?.accessToken
         }
-        return try await installPackage(link.package, token: link.installVerificationToken, account: link.account, bearer: bearer)
+        let manifest = try await readManifest(location)
+        let variant = try chooseVariant(manifest)
+        let endpoints = try await MarketplaceClient.configuration(http, origin: location.origin, appleItemId: manifest.appleItemId)
+        try await license(manifest: manifest, variant: variant, endpoints: endpoints, domain: domain, bearer: bearer)
+        let item = try await restoreItem(manifest: manifest, link: location, endpoints: endpoints, bearer: bearer)
+        try await download(base: item.package.base, variant: variant)
+        let linkClaims = try await verify(token: link.installVerificationToken, manifest: manifest, origin: location.origin, source: "the link's")
+        let claims = try await verify(token: item.token, manifest: manifest, origin: location.origin, source: "the restore's")
+        return try record(manifest, package: item.package, account: link.account, dtype: claims.dtype, linkDtype: linkClaims.dtype)
     }
 
-    /// The steps every install, redownload and update shares.
-    func installPackage(_ package: String, token: String, account: String?, bearer: String?) async throws -> DeviceState.InstalledApp {
-        let base = package.hasSuffix("/") ? package : package + "/"
-        let origin = MarketplaceClient.origin(of: package)!
-        let domain = URLComponents(string: package)!.host!
-        let manifestAnswer = try await http.send(.GET, base + "manifest.json")
-        guard manifestAnswer.status == 200 else {
-            throw DeviceError(.invalidManifest, "\(base)manifest.json answered \(manifestAnswer.status)")
+    /// The `restores` item of a link install: `restore` for the app and version of the link's
+    /// package, with the bearer of the exchange. The item must name that app and version, a package
+    /// on the link's host with the same manifest, and a token.
+    func restoreItem(manifest: PackageManifest, link: PackageLocation, endpoints: MarketplaceEndpoints,
+                     bearer: String?) async throws -> (package: PackageLocation, token: String) {
+        let body = Self.appsBody([(manifest.appleItemId, manifest.appleVersionId)], platform: state.platform, osVersion: state.osVersion)
+        let answer = try await post(endpoints.restore, body, bearer: bearer)
+        switch answer.status {
+        case 200: break
+        case 401, 403: throw DeviceError(.oauthTokenError, "restore answered \(answer.status): Verification Required")
+        default: throw DeviceError(.protocolViolation, "restore answered \(answer.status)")
         }
-        let manifest: PackageManifest
-        switch PackageManifest.parse(Data(manifestAnswer.body)) {
-        case .success(let parsed): manifest = parsed
+        let object = try http.json(answer, "restore")
+        let id = String(manifest.appleItemId)
+        func names(_ entry: [String: Any], _ key: String, _ value: String) -> Bool { entry[key].map { "\($0)" } == value }
+        if let failure = ((object["failures"] as? [[String: Any]]) ?? []).first(where: { names($0, "appleItemId", id) }) {
+            let detail = (failure["failure"] as? [String: Any])?["description"] as? String ?? ""
+            throw DeviceError(.appNotAvailable, "App Not Available: restore refused \(id)\(detail.isEmpty ? "" : " (\(detail))")")
+        }
+        guard let item = ((object["restores"] as? [[String: Any]]) ?? []).first(where: { names($0, "appleItemId", id) }) else {
+            throw DeviceError(.protocolViolation, "restore answered neither an item nor a failure for \(id)")
+        }
+        guard names(item, "appleVersionId", String(manifest.appleVersionId)) else {
+            throw DeviceError(.protocolViolation, "restore offered version \(item["appleVersionId"] ?? "none") of \(id), the link is for \(manifest.appleVersionId)")
+        }
+        guard let text = item["alternativeDistributionPackage"] as? String else {
+            throw DeviceError(.invalidAlternativeDistributionPackageURL, "the restore item for \(id) has no alternativeDistributionPackage")
+        }
+        let package = try PackageLocation(text)
+        guard package.domain == link.domain else {
+            throw DeviceError(.invalidAlternativeDistributionPackageURL, "restore named a package on \(package.domain), the link's is on \(link.domain)")
+        }
+        if package.base != link.base, try await readManifest(package) != manifest {
+            throw DeviceError(.protocolViolation, "restore named \(package.base), whose manifest is not that of the link's package \(link.base)")
+        }
+        guard let token = item["installVerificationToken"] as? String, !token.isEmpty else {
+            throw DeviceError(.missingInstallVerificationToken, "the restore item for \(id) has no installVerificationToken")
+        }
+        return (package, token)
+    }
+
+    /// `manifest.json` of a package.
+    func readManifest(_ package: PackageLocation) async throws -> PackageManifest {
+        let answer = try await http.send(.GET, package.base + "manifest.json")
+        guard answer.status == 200 else {
+            throw DeviceError(.invalidManifest, "\(package.base)manifest.json answered \(answer.status)")
+        }
+        switch PackageManifest.parse(Data(answer.body)) {
+        case .success(let parsed): return parsed
         case .failure(let error): throw DeviceError(.invalidManifest, error.description)
         }
+    }
+
+    /// The steps of a restore or update item: manifest, license, download, token check, record.
+    func installPackage(_ text: String, token: String, account: String?, bearer: String?) async throws -> DeviceState.InstalledApp {
+        let package = try PackageLocation(text)
+        let manifest = try await readManifest(package)
         let variant = try chooseVariant(manifest)
-        let endpoints = try await MarketplaceClient.configuration(http, origin: origin, appleItemId: manifest.appleItemId)
-        try await license(manifest: manifest, variant: variant, endpoints: endpoints, domain: domain, bearer: bearer)
-        try await download(base: base, variant: variant)
-        try await verify(token: token, manifest: manifest, origin: origin)
+        let endpoints = try await MarketplaceClient.configuration(http, origin: package.origin, appleItemId: manifest.appleItemId)
+        try await license(manifest: manifest, variant: variant, endpoints: endpoints, domain: package.domain, bearer: bearer)
+        try await download(base: package.base, variant: variant)
+        let claims = try await verify(token: token, manifest: manifest, origin: package.origin, source: "the item's")
+        return try record(manifest, package: package, account: account, dtype: claims.dtype, linkDtype: nil)
+    }
+
+    /// Records an installed app and saves the device.
+    func record(_ manifest: PackageManifest, package: PackageLocation, account: String?, dtype: String,
+                linkDtype: String?) throws -> DeviceState.InstalledApp {
         let app = DeviceState.InstalledApp(appleItemId: manifest.appleItemId, appleVersionId: manifest.appleVersionId, bundleId: manifest.bundleId,
-                                           shortVersionString: manifest.shortVersionString, packageURL: base, domain: domain,
-                                           account: account, installedAt: Date())
+                                           shortVersionString: manifest.shortVersionString, packageURL: package.base, domain: package.domain,
+                                           account: account, installedAt: Date(), dtype: dtype, linkDtype: linkDtype)
         state.install(app)
         try save()
-        output.say("Installed \(manifest.bundleId) \(manifest.shortVersionString) (\(manifest.appleItemId)/\(manifest.appleVersionId)).")
+        output.say("Installed \(manifest.bundleId) \(manifest.shortVersionString) (\(manifest.appleItemId)/\(manifest.appleVersionId)), dtype \(dtype).")
         return app
     }
 
@@ -251,8 +308,10 @@ public final class Device: @unchecked Sendable {
 
     // MARK: Download
 
-    /// Downloads the variant with a progress bar, resuming with `Range` after an interruption, and
-    /// checks its size and chunk digests against the manifest.
+    /// Downloads the variant with a progress bar into `downloads/<publicId>.part`, streaming it to
+    /// disk and checking its size and chunk digests as the bytes arrive (after an interruption, the
+    /// part already on disk is hashed again and the rest asked for with `Range`), then moves it to
+    /// `apps/<publicId>.ipa`. A mismatch discards the part.
     func download(base: String, variant: PackageManifest.Asset) async throws {
         try FileManager.default.createDirectory(atPath: store.downloads, withIntermediateDirectories: true)
         let path = store.downloads + "/\(variant.publicId).part"
@@ -260,43 +319,55 @@ public final class Device: @unchecked Sendable {
         let started = Date()
         var lastDraw = Date.distantPast
         var attempts = 0
-        while true {
-            attempts += 1
-            do {
-                try await http.download(url, to: path, expectedSize: variant.expectedSize) { received, total in
-                    let now = Date()
-                    guard now.timeIntervalSince(lastDraw) > 0.2 || received == total else { return }
-                    lastDraw = now
-                    self.output.say(Self.progressLine(received: received, total: total, elapsed: now.timeIntervalSince(started)))
+        var verifier = VariantVerifier(variant)
+        do {
+            while true {
+                attempts += 1
+                do {
+                    try await http.download(url, to: path, expectedSize: variant.expectedSize, startsAt: { offset in
+                        verifier = VariantVerifier(variant)
+                        try Self.feed(path, upTo: offset, into: &verifier)
+                    }, chunk: { bytes in
+                        try verifier.feed(bytes)
+                    }, progress: { received, total in
+                        let now = Date()
+                        guard now.timeIntervalSince(lastDraw) > 0.2 || received == total else { return }
+                        lastDraw = now
+                        self.output.say(Self.progressLine(received: received, total: total, elapsed: now.timeIntervalSince(started)))
+                    })
+                    break
+                } catch let error as DeviceError where error.name != .networkError {
+                    throw error
+                } catch {
+                    guard attempts < 5 else { throw DeviceError(.networkError, "the download of \(url) failed 5 times: \(error)") }
+                    output.say("Download interrupted (\(error)); resuming…")
+                    try await Task.sleep(for: .milliseconds(200 * attempts))
                 }
-                break
-            } catch let error as DeviceError where error.name != .networkError {
-                throw error
-            } catch {
-                guard attempts < 5 else { throw DeviceError(.networkError, "the download of \(url) failed 5 times: \(error)") }
-                output.say("Download interrupted (\(error)); resuming…")
-                try await Task.sleep(for: .milliseconds(200 * attempts))
             }
-        }
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        if let expected = variant.expectedSize, Int64(data.count) != expected {
+            try verifier.finish()
+        } catch let error as DeviceError where error.name == .invalidAlternativeDistributionPackageSignature {
             try? FileManager.default.removeItem(atPath: path)
-            throw DeviceError(.invalidAlternativeDistributionPackageSignature, "the variant is \(data.count) bytes, the manifest says \(expected)")
-        }
-        if let digests = variant.chunkDigests {
-            for (index, expected) in digests.digests.enumerated() {
-                let start = index * digests.chunkSize
-                let chunk = data[data.startIndex.advanced(by: min(start, data.count))..<data.startIndex.advanced(by: min(start + digests.chunkSize, data.count))]
-                guard Array(SHA256.hash(data: chunk)) == expected else {
-                    try? FileManager.default.removeItem(atPath: path)
-                    throw DeviceError(.invalidAlternativeDistributionPackageSignature, "chunk \(index) of the variant does not match its SHA-256 digest")
-                }
-            }
+            throw error
         }
         try FileManager.default.createDirectory(atPath: store.apps, withIntermediateDirectories: true)
         let final = store.apps + "/\(variant.publicId).ipa"
         try? FileManager.default.removeItem(atPath: final)
         try FileManager.default.moveItem(atPath: path, toPath: final)
+    }
+
+    /// Feeds the first `count` bytes of the file at `path` to `verifier`, a megabyte at a time.
+    static func feed(_ path: String, upTo count: Int64, into verifier: inout VariantVerifier) throws {
+        guard count > 0 else { return }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw DeviceError(.networkError, "cannot read \(path)") }
+        defer { try? handle.close() }
+        var left = count
+        while left > 0 {
+            guard let data = try handle.read(upToCount: Int(min(left, 1 << 20))), !data.isEmpty else {
+                throw DeviceError(.networkError, "\(path) ended before byte \(count)")
+            }
+            try data.withUnsafeBytes { try verifier.feed($0) }
+            left -= Int64(data.count)
+        }
     }
 
     static func progressLine(received: Int64, total: Int64?, elapsed: TimeInterval) -> String {
@@ -312,20 +383,22 @@ public final class Device: @unchecked Sendable {
     // MARK: Install verification token
 
     /// Checks the token against the marketplace's published keys: ES256, audience, bundle id,
-    /// item and version ids, lifetime, and a nonce never seen before.
-    func verify(token: String, manifest: PackageManifest, origin: String) async throws {
+    /// item and version ids, lifetime, and a nonce never seen before; answers its claims.
+    @discardableResult
+    func verify(token: String, manifest: PackageManifest, origin: String, source: String) async throws -> VerificationClaims {
         let metadata = try? await MarketplaceClient.oauthMetadata(http, origin: origin)
         let jwksURL = metadata?.jwksURI ?? origin + "/.well-known/jwks.json"
         let answer = try await http.send(.GET, jwksURL)
         guard answer.status == 200 else { throw DeviceError(.invalidInstallVerificationToken, "no JWKS at \(jwksURL)") }
         guard let claims = await VerificationClaims.verified(token, jwks: answer.text) else {
-            throw DeviceError(.invalidInstallVerificationToken, "the token's signature does not verify against \(jwksURL)")
+            throw DeviceError(.invalidInstallVerificationToken, "\(source) token's signature does not verify against \(jwksURL)")
         }
         let problems = claims.problems(token: token, manifest: manifest)
             + (state.seenNonces.contains(claims.nonce) ? ["the nonce was seen before"] : [])
-        guard problems.isEmpty else { throw DeviceError(.invalidInstallVerificationToken, problems.joined(separator: "; ")) }
+        guard problems.isEmpty else { throw DeviceError(.invalidInstallVerificationToken, "\(source) token: " + problems.joined(separator: "; ")) }
         state.seenNonces.append(claims.nonce)
         if state.seenNonces.count > 10_000 { state.seenNonces.removeFirst(state.seenNonces.count - 10_000) }
-        output.say("Install verification token OK (\(claims.dtype), issuer \(claims.iss)).")
+        output.say("Install verification token OK (\(source): \(claims.dtype), issuer \(claims.iss)).")
+        return claims
     }
 }

@@ -17,6 +17,9 @@ public struct DeviceError: Error, CustomStringConvertible, Equatable {
         case invalidInstallVerificationToken
         /// Not one of Apple's names: the marketplace answered something the protocol does not allow.
         case protocolViolation
+        /// Not one of Apple's names: `restore` answered a `404` failure for the app being installed
+        /// (the Home Screen's "App Not Available").
+        case appNotAvailable
     }
 
     public var name: Name

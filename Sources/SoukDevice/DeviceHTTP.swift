@@ -89,25 +89,40 @@ public final class DeviceHTTP: Sendable {
         return object
     }
 
-    /// Streams a download into `path`, resuming from what the file already holds with `Range`;
-    /// calls `progress(received, total)` as bytes arrive.
-    public func download(_ url: String, to path: String, expectedSize: Int64?, progress: (Int64, Int64?) -> Void) async throws {
+    /// Streams a download into `path`, resuming from what the file already holds with `Range`, never
+    /// holding more than one network chunk in memory. `startsAt(offset)` is called once the answer
+    /// is known: the file's first `offset` bytes are kept (0 when the server sends it all again);
+    /// then `chunk` sees every byte written after them, and `progress(received, total)` follows.
+    public func download(_ url: String, to path: String, expectedSize: Int64?, startsAt: (Int64) throws -> Void,
+                         chunk: (UnsafeRawBufferPointer) throws -> Void, progress: (Int64, Int64?) -> Void) async throws {
         if !FileManager.default.fileExists(atPath: path) {
             guard FileManager.default.createFile(atPath: path, contents: nil) else { throw DeviceError(.networkError, "cannot create \(path)") }
         }
-        let have = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
-        if let expectedSize, have == expectedSize { return }
+        guard let handle = FileHandle(forWritingAtPath: path) else { throw DeviceError(.networkError, "cannot write \(path)") }
+        defer { try? handle.close() }
+        var have = Int64(try handle.seekToEnd())
+        if let expectedSize, have > expectedSize {
+            // Longer than the variant can be: not a part of it.
+            try handle.truncate(atOffset: 0)
+            have = 0
+        }
+        if let expectedSize, have == expectedSize {
+            try startsAt(have)
+            progress(have, expectedSize)
+            return
+        }
         var request = HTTPClientRequest(url: url)
         if have > 0 { request.headers.add(name: "Range", value: "bytes=\(have)-") }
         log("→ GET \(url)\(have > 0 ? "\n    Range: bytes=\(have)-" : "")")
         let response = try await client.execute(request, timeout: .hours(2))
         log("← \(response.status.code) " + response.headers.map { "\n    \($0.name): \($0.value)" }.joined())
-        guard let handle = FileHandle(forWritingAtPath: path) else { throw DeviceError(.networkError, "cannot write \(path)") }
-        defer { try? handle.close() }
         var received: Int64
         switch response.status.code {
-        case 206:
-            try handle.seekToEnd()
+        case 206 where have > 0:
+            guard let range = response.headers.first(name: "content-range"), Self.rangeStart(range) == have else {
+                throw DeviceError(.protocolViolation, "GET \(url) answered 206 with Content-Range \(response.headers.first(name: "content-range") ?? "missing") to Range: bytes=\(have)-")
+            }
+            try handle.seek(toOffset: UInt64(have))
             received = have
         case 200:
             try handle.truncate(atOffset: 0)
@@ -115,10 +130,21 @@ public final class DeviceHTTP: Sendable {
         default:
             throw DeviceError(.networkError, "GET \(url) answered \(response.status.code)")
         }
-        for try await chunk in response.body {
-            try handle.write(contentsOf: Data(chunk.readableBytesView))
-            received += Int64(chunk.readableBytes)
+        try startsAt(received)
+        for try await buffer in response.body {
+            try buffer.withUnsafeReadableBytes { bytes in
+                try handle.write(contentsOf: bytes)
+                try chunk(bytes)
+            }
+            received += Int64(buffer.readableBytes)
             progress(received, expectedSize)
         }
+    }
+
+    /// The first byte of a `Content-Range: bytes first-last/total` header.
+    static func rangeStart(_ header: String) -> Int64? {
+        let text = header.trimmingCharacters(in: .whitespaces)
+        guard text.lowercased().hasPrefix("bytes ") else { return nil }
+        return text.dropFirst(6).split(separator: "-").first.flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
     }
 }

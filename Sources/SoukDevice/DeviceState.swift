@@ -34,6 +34,11 @@ public struct DeviceState: Codable, Sendable {
         public var domain: String
         public var account: String?
         public var installedAt: Date
+        /// `dtype` of the install verification token the install used (`download` or `redownload`;
+        /// an update's is `download`, spec §4); nil in states saved before it was recorded.
+        public var dtype: String?
+        /// For an install from a link: `dtype` of the link's own token (the one the website minted).
+        public var linkDtype: String?
     }
 
     public struct License: Codable, Sendable, Equatable {

@@ -23,9 +23,15 @@ public enum MarketplaceClient {
         return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
     }
 
+    /// An `http(s)://host…` URL, the only kind the device sends requests to.
+    static func isAbsoluteURL(_ text: String) -> Bool {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), let host = components.host else { return false }
+        return ["http", "https"].contains(scheme) && !host.isEmpty
+    }
+
     static func endpoints(_ object: [String: Any], source: String) throws -> MarketplaceEndpoints {
         func url(_ value: Any?, _ name: String) throws -> String {
-            guard let text = value as? String, URLComponents(string: text)?.host != nil else {
+            guard let text = value as? String, isAbsoluteURL(text) else {
                 throw DeviceError(.protocolViolation, "\(source): \(name) must be a URL string")
             }
             return text
@@ -68,10 +74,20 @@ public enum MarketplaceClient {
         let answer = try await http.send(.GET, origin + "/.well-known/oauth-authorization-server")
         guard answer.status == 200 else { throw DeviceError(.oauthTokenError, "no OAuth metadata at \(origin) (status \(answer.status))") }
         let object = try http.json(answer, "OAuth metadata")
-        guard let authorize = object["authorization_endpoint"] as? String, let token = object["token_endpoint"] as? String else {
+        func url(_ name: String, required: Bool) throws -> String? {
+            guard let value = object[name] else {
+                if required { throw DeviceError(.oauthTokenError, "the OAuth metadata has no \(name)") }
+                return nil
+            }
+            guard let text = value as? String, isAbsoluteURL(text) else {
+                throw DeviceError(.oauthTokenError, "the OAuth metadata's \(name) is not an absolute URL")
+            }
+            return text
+        }
+        guard let authorize = try url("authorization_endpoint", required: true), let token = try url("token_endpoint", required: true) else {
             throw DeviceError(.oauthTokenError, "the OAuth metadata has no authorization_endpoint or token_endpoint")
         }
-        return OAuthMetadata(authorizationEndpoint: authorize, tokenEndpoint: token, jwksURI: object["jwks_uri"] as? String)
+        return OAuthMetadata(authorizationEndpoint: authorize, tokenEndpoint: token, jwksURI: try url("jwks_uri", required: false))
     }
 
     static func form(_ fields: [(String, String)]) -> [UInt8] {
@@ -100,14 +116,16 @@ public enum MarketplaceClient {
         let verifier = Base64URL.encode(Data(verifierBytes))
         let challenge = Base64URL.encode(Data(SHA256.hash(data: Data(verifier.utf8))))
         let state = UUID().uuidString
-        var components = URLComponents(string: metadata.authorizationEndpoint)!
+        guard var components = URLComponents(string: metadata.authorizationEndpoint) else {
+            throw DeviceError(.oauthTokenError, "the authorization_endpoint is not a URL")
+        }
         components.queryItems = [
             URLQueryItem(name: "login_hint", value: email), URLQueryItem(name: "client_id", value: clientId),
             URLQueryItem(name: "code_challenge_method", value: "S256"), URLQueryItem(name: "response_type", value: "code"),
             URLQueryItem(name: "code_challenge", value: challenge), URLQueryItem(name: "state", value: state),
             URLQueryItem(name: "redirect_uri", value: "app-distribution-oauth://"),
         ]
-        let authorizeURL = components.string!
+        guard let authorizeURL = components.string else { throw DeviceError(.oauthTokenError, "the authorization_endpoint is not a URL") }
         let page = try await http.send(.GET, authorizeURL)
         guard page.status == 200 else { throw DeviceError(.oauthTokenError, "the authorization endpoint answered \(page.status)") }
         let html = page.text
@@ -128,7 +146,7 @@ public enum MarketplaceClient {
         }
         fields.append(("email", email))
         fields.append(("password", password))
-        let cookies = page.headers["set-cookie"].map { String($0.split(separator: ";")[0]) }.joined(separator: "; ")
+        let cookies = page.headers["set-cookie"].compactMap { $0.split(separator: ";").first.map(String.init) }.joined(separator: "; ")
         let target = action.hasPrefix("http") ? action : (origin(of: metadata.authorizationEndpoint) ?? "") + action
         let posted = try await http.send(.POST, target, headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookies)],
                                          body: Self.form(fields))

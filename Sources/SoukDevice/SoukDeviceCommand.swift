@@ -66,6 +66,9 @@ extension SoukDeviceCommand {
                 let parsed = try Device.parseLink(link, referrer: referrer)
                 let app = try await device.install(link: parsed)
                 print("installed \(app.appleItemId) \(app.appleVersionId) \(app.bundleId) \(app.shortVersionString)")
+                // The dtype of the restore item's token (the one the install used), then the link's.
+                print("dtype \(app.dtype ?? "?")")
+                print("link dtype \(app.linkDtype ?? "?")")
             }
         }
     }
@@ -80,7 +83,7 @@ extension SoukDeviceCommand {
             try await device.run { device in
                 device.credentials = credentials.credentials()
                 let outcome = try await device.restore(forgetTokens: forgetTokens)
-                for app in outcome.installed { print("restored \(app.appleItemId) \(app.appleVersionId) \(app.bundleId)") }
+                for app in outcome.installed { print("restored \(app.appleItemId) \(app.appleVersionId) \(app.bundleId) dtype \(app.dtype ?? "?")") }
                 for failure in outcome.failures { print(failure) }
             }
         }
@@ -128,7 +131,7 @@ extension SoukDeviceCommand {
                 let state = device.state
                 print("device \(state.deviceId)  \(state.model)  \(state.platform) \(state.osVersion)")
                 for app in state.installs {
-                    print("app \(app.appleItemId) \(app.appleVersionId) \(app.bundleId) \(app.shortVersionString) from \(app.domain)\(app.account.map { " as \($0)" } ?? "")")
+                    print("app \(app.appleItemId) \(app.appleVersionId) \(app.bundleId) \(app.shortVersionString) from \(app.domain)\(app.account.map { " as \($0)" } ?? "") dtype \(app.dtype ?? "?")")
                 }
                 for license in state.licenses {
                     print("license \(license.licenseId) app \(license.appleItemId) until \(license.expiresAt.map { ISO8601DateFormatter().string(from: $0) } ?? "?")")

@@ -102,3 +102,105 @@ final class FlakyFileServer: Sendable {
         }
     }
 }
+
+/// A file server that sends the first half of a large variant, then waits until the device's part
+/// file holds a good share of it before sending the rest: it can only finish its wait when the
+/// device writes bytes to disk while the answer is still in flight (a device that gathered the
+/// body in memory first would leave the file empty), and records what it saw.
+final class StreamingFileServer: Sendable {
+    static let size = 64 << 20
+    let file: [UInt8]
+    let partPath: String
+    /// The part file's size once the first half was sent (nil: the answer has not got that far).
+    let seenWhileInFlight = Mutex<Int64?>(nil)
+
+    init(partPath: String) {
+        // 64 MiB from a block whose length is prime to the chunk size, so no two chunk digests agree.
+        let block = (0..<1_000_003).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 17) }
+        var file: [UInt8] = []
+        file.reserveCapacity(Self.size)
+        while file.count < Self.size { file.append(contentsOf: block.prefix(Self.size - file.count)) }
+        self.file = file
+        self.partPath = partPath
+    }
+
+    func partSize() -> Int64 {
+        (try? FileManager.default.attributesOfItem(atPath: partPath)[.size] as? Int64) ?? 0
+    }
+
+    var router: Router<BasicRequestContext> {
+        let router = Router()
+        router.get("variant/big.ipa") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentLength: String(self.file.count)], body: ResponseBody { writer in
+                let half = self.file.count / 2
+                for start in stride(from: 0, to: half, by: 1 << 20) {
+                    try await writer.write(ByteBuffer(bytes: self.file[start..<min(start + (1 << 20), half)]))
+                }
+                // Give the device time to write a quarter of the file; give up after a while rather than hang.
+                var polls = 0
+                while self.partSize() < Int64(self.file.count / 4), polls < 3000 {
+                    try await Task.sleep(for: .milliseconds(10))
+                    polls += 1
+                }
+                self.seenWhileInFlight.withLock { $0 = self.partSize() }
+                for start in stride(from: half, to: self.file.count, by: 1 << 20) {
+                    try await writer.write(ByteBuffer(bytes: self.file[start..<min(start + (1 << 20), self.file.count)]))
+                }
+                try await writer.finish(nil)
+            })
+        }
+        return router
+    }
+}
+
+extension DownloadTests {
+    @Test func aLargeVariantStreamsToDiskWhileItArrivesAndIsVerified() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
+        let store = DeviceStore(folder: folder)
+        let server = StreamingFileServer(partPath: store.downloads + "/big.part")
+        let chunk = 4 << 20
+        let digests = stride(from: 0, to: server.file.count, by: chunk).map { start in
+            Array(SHA256.hash(data: server.file[start..<min(start + chunk, server.file.count)]))
+        }
+        let variant = PackageManifest.Asset(kind: .variant, publicId: "big", assetPath: "variant/big.ipa",
+                                            installTargets: [.init(device: "iphone", os: "ios")], expectedSize: Int64(server.file.count),
+                                            chunkDigests: .init(chunkSize: chunk, digests: digests))
+        try await Application(router: server.router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { client in
+            let port = try #require(client.port)
+            let http = DeviceHTTP(verbose: false)
+            let device = Device(store: store, state: try store.load(platform: nil, osVersion: nil, model: nil), http: http, output: DeviceOutput(quiet: true))
+            do {
+                try await device.download(base: "http://127.0.0.1:\(port)/", variant: variant)
+            } catch {
+                await http.shutdown()
+                throw error
+            }
+            await http.shutdown()
+        }
+        // At least a quarter of the file was on disk before the server sent its second half.
+        let seen = try #require(server.seenWhileInFlight.withLock { $0 })
+        #expect(seen >= Int64(server.file.count / 4))
+        #expect(seen < Int64(server.file.count))
+        let installed = store.apps + "/big.ipa"
+        #expect((try FileManager.default.attributesOfItem(atPath: installed)[.size] as? Int64) == Int64(server.file.count))
+        #expect(!FileManager.default.fileExists(atPath: store.downloads + "/big.part"))
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    @Test func aVariantWithMoreBytesThanTheManifestSaysIsRefused() async throws {
+        let server = FlakyFileServer(size: 100_000)
+        let variant = PackageManifest.Asset(kind: .variant, publicId: "long", assetPath: "variant/app.ipa", installTargets: [],
+                                            expectedSize: 1000, chunkDigests: nil)
+        try await Application(router: server.router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { client in
+            let port = try #require(client.port)
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
+            let store = DeviceStore(folder: folder)
+            let http = DeviceHTTP(verbose: false)
+            let device = Device(store: store, state: try store.load(platform: nil, osVersion: nil, model: nil), http: http, output: DeviceOutput(quiet: true))
+            let name = await faultName { try await device.download(base: "http://127.0.0.1:\(port)/", variant: variant) }
+            await http.shutdown()
+            #expect(name == .invalidAlternativeDistributionPackageSignature)
+            #expect(!FileManager.default.fileExists(atPath: store.downloads + "/long.part"))
+        }
+    }
+}
