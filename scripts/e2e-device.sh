@@ -13,7 +13,7 @@ WORK=$(mktemp -d /tmp/souk-e2e.XXXXXX)
 NAME=e2e-device
 . scripts/serve-lib.sh
 DATABASES=()
-trap 'for db in "${DATABASES[@]}"; do psql "$SOUK_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; done; cleanup' EXIT
+trap 'cleanup; for db in "${DATABASES[@]}"; do psql "$SOUK_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; done' EXIT
 export SOUK_LOG_LEVEL=warning
 PASSWORD='e2e device password'
 
@@ -35,7 +35,7 @@ run_backend() {
   START_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   export SOUK_PUBLIC_URL="http://127.0.0.1:$START_PORT"
   local base
-  base=$(START_PORT=$START_PORT start)
+  START_PORT=$START_PORT start base
   local state="$WORK/device-$backend" out
   link() { "$SOUK" links install --account e2e@example.com "$@" | grep -o 'marketplace-kit://[^ ]*' | head -1; }
 
@@ -43,6 +43,20 @@ run_backend() {
   out=$("$DEVICE" install --state "$state" "$(link --apple-item-id 6446000002)" 2>&1) || fail "install: $out"
   expect_in "installed 6446000002" "$out" "install from a link"
   expect_in "Install verification token OK" "$out" "token verified"
+  # dtype (spec §4): the account's first install of the app is a download, on the link's token and on restore's.
+  grep -qx "dtype download" <<<"$out" || fail "first install: expected 'dtype download' (restore's token) in: $out"
+  grep -qx "link dtype download" <<<"$out" || fail "first install: expected 'link dtype download' in: $out"
+  # Another device of the same account installs it again: a redownload, on both tokens.
+  out=$("$DEVICE" install --state "$WORK/second-device-$backend" "$(link --apple-item-id 6446000002)" 2>&1) || fail "second install: $out"
+  grep -qx "dtype redownload" <<<"$out" || fail "second device: expected 'dtype redownload' (restore's token) in: $out"
+  grep -qx "link dtype redownload" <<<"$out" || fail "second device: expected 'link dtype redownload' in: $out"
+
+  # Spec §0 to the letter: token exchange → license → restore → download, seen in the device's own HTTP log.
+  local order
+  out=$("$DEVICE" install --verbose --state "$WORK/order-device-$backend" "$(link --apple-item-id 6446000001)" 2>&1) || fail "verbose install: $out"
+  order=$(grep -oE '→ POST [^ ]*/(oauth/token|license|restore)|→ GET [^ ]*/variant/' <<<"$out" \
+    | sed -E 's#.*/(oauth/token|license|restore|variant/)$#\1#' | tr '\n' ' ')
+  [ "$order" = "oauth/token license restore variant/ " ] || fail "install order: expected exchange, license, restore, download; got: $order"
 
   # 2. An app that needs an account (iOS 18), then a restore without tokens: 401, sign in again, retry.
   out=$("$DEVICE" install --os 18.1 --state "$state" "$(link --apple-item-id 6446000003)" 2>&1) || fail "install of an account app: $out"
@@ -110,3 +124,4 @@ if [ -n "${SOUK_TEST_POSTGRES_URL:-}" ]; then
 else
   echo "e2e-device: ⚠️  SOUK_TEST_POSTGRES_URL not set: the PostgreSQL run is SKIPPED"
 fi
+finish

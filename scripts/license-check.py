@@ -58,9 +58,11 @@ def licenses(blob):
     return json.loads(b64url(payload))
 
 device = os.urandom(8).hex()
+# An asset of the version being licensed: a key blob belongs to exactly one (app, version, asset).
+asset = json.loads(get(f"{base}/packages/{app}/{version}/manifest.json"))["variants"][0]["publicId"]
 request, key = seal(json.dumps({"requestId": 1, "deviceId": device, "action": "create", "appleItemIds": [app, "999"]}).encode())
 status, answer = post(config["dynamicLicenseURL"], {"licenseRequest": request, "licenseKey": key,
-                      "appsById": {app: {"appleVersionID": version, "assetPublicId": "x"}, "999": {"appleVersionId": "1"}}})
+                      "appsById": {app: {"appleVersionID": version, "assetPublicId": asset}, "999": {"appleVersionId": "1"}}})
 assert status == 200, (status, answer)
 assert answer["unlicensedApps"] == ["999"], answer
 granted = licenses(answer["license"])["licenses"]

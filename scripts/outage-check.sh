@@ -22,7 +22,7 @@ export SOUK_DATABASE_URL="$PG_URL" SOUK_DATA_DIR="$WORK/data"
 psql "$PG_URL" -qc "DROP SCHEMA public CASCADE; CREATE SCHEMA public" >/dev/null
 "$SOUK" migrate >/dev/null
 "$SOUK" demo seed >/dev/null
-BASE=$(start)
+start BASE
 UPDATES='{"apps":[{"appleItemId":"6446000001","appleVersionId":"8000000101"}],"platform":"iOS","osVersion":"17.4"}'
 updates() { curl -s -o "$WORK/updates.out" -D "$WORK/updates.head" -w '%{http_code}' -H 'Content-Type: application/json' -d "$UPDATES" "$BASE/marketplace-kit/v1/updates"; }
 page() { curl -s -o /dev/null -D "$WORK/page.head" -w '%{http_code}' "$BASE/apps/6446000001"; }
@@ -49,3 +49,6 @@ for _ in $(seq 1 50); do [ "$(status "$BASE/health")" = 200 ] && break; sleep 0.
 [ "$(page)" = 200 ] || fail "app page did not recover"
 [ "$(updates)" = 200 ] || fail "update check did not recover"
 echo "outage: recovered without a restart ($BASE)"
+# The cluster was started by this run, so it carries its mark: stop it before the leftover check.
+stop_pg
+finish

@@ -13,7 +13,7 @@ trap cleanup EXIT
 PKG=/packages/6446000001/8000000102
 
 # 1. SQLite, the zero-configuration default, with the demo catalog.
-BASE=$(start --demo)
+start BASE --demo
 [ "$(status "$BASE/health")" = 200 ] || fail "health on SQLite"
 [ "$(status "$BASE$PKG/manifest.json")" = 200 ] || fail "demo manifest"
 [ "$(status "$BASE$PKG/")" = 200 ] || fail "base URL with slash"
@@ -32,7 +32,7 @@ echo "smoke: SQLite server OK ($BASE)"
 # 1b. The same data served over HTTPS by Souk itself (--tls-cert/--tls-key).
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=127.0.0.1 \
   -keyout "$WORK/tls.key" -out "$WORK/tls.crt" >/dev/null 2>&1 || fail "openssl could not make a test certificate"
-TLS_BASE=$(start --tls-cert "$WORK/tls.crt" --tls-key "$WORK/tls.key")
+start TLS_BASE --tls-cert "$WORK/tls.crt" --tls-key "$WORK/tls.key"
 case "$TLS_BASE" in https://*) ;; *) fail "TLS server did not report an https URL: $TLS_BASE" ;; esac
 [ "$(status --cacert "$WORK/tls.crt" "$TLS_BASE$PKG/manifest.json")" = 200 ] || fail "manifest over HTTPS"
 echo "smoke: HTTPS server OK ($TLS_BASE)"
@@ -41,15 +41,15 @@ echo "smoke: HTTPS server OK ($TLS_BASE)"
 if [ -n "${SOUK_TEST_POSTGRES_URL:-}" ]; then
   DB="souk_smoke_$$"
   SOUK_DATABASE_URL=$(postgres_database "$DB")
-  trap 'psql "$SOUK_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; cleanup' EXIT
+  trap 'cleanup; psql "$SOUK_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true' EXIT
   export SOUK_DATABASE_URL
   export SOUK_DATA_DIR="$WORK/shared-data"
   if "$SOUK" apps list >/dev/null 2>"$WORK/unmigrated.log"; then fail "unmigrated PostgreSQL was accepted"; fi
   grep -q 'souk migrate' "$WORK/unmigrated.log" || fail "unmigrated error does not say what to do"
   "$SOUK" migrate >/dev/null
   "$SOUK" demo seed >/dev/null
-  A=$(start)
-  B=$(start)
+  start A
+  start B
   for base in "$A" "$B"; do
     [ "$(status "$base/health")" = 200 ] || fail "health on PostgreSQL ($base)"
     [ "$(status "$base$PKG/manifest.json")" = 200 ] || fail "manifest on PostgreSQL ($base)"
@@ -71,3 +71,4 @@ if [ -n "${SOUK_TEST_POSTGRES_URL:-}" ]; then
 else
   echo "smoke: ⚠️  SOUK_TEST_POSTGRES_URL not set: the PostgreSQL multi-process smoke test is SKIPPED"
 fi
+finish

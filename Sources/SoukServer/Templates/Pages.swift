@@ -7,6 +7,8 @@ import Mustache
 /// `AppPagesController.jsonLD` made safe for a `<script>` element (`<`, `>`, `&` as `\u00XX`).
 struct Pages: Sendable {
     let library: MustacheLibrary
+    /// The hash of the layout's `<style>`, named by every page's `style-src`.
+    let styleHash = ContentSecurityPolicy.styleHash(of: Pages.layoutStart)
 
     init() {
         var library = MustacheLibrary()
@@ -17,19 +19,21 @@ struct Pages: Sendable {
         self.library = library
     }
 
-    /// Renders `template` into a complete HTML response with Souk's security headers.
+    /// Renders `template` into a complete HTML response with Souk's security headers. Pass
+    /// `formTargets: .soukThenDevice` only for a page whose form is answered with a redirect to
+    /// the device (`ContentSecurityPolicy`).
     func response(_ template: String, _ values: [String: Any], status: HTTPResponse.Status = .ok,
-                  extraHeaders: HTTPFields = [:]) -> Response {
+                  extraHeaders: HTTPFields = [:], formTargets: ContentSecurityPolicy.FormTargets = .souk) -> Response {
         let html = library.render(values, withTemplate: template) ?? ""
         var headers = Self.securityHeaders
+        headers[.contentSecurityPolicy] = ContentSecurityPolicy(page: html, styleHash: styleHash, formTargets: formTargets).headerValue
         headers[.contentType] = "text/html; charset=utf-8"
         for field in extraHeaders { headers.append(field) }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 
-    /// No scripts, no framing, forms post only to Souk, no referrer, nothing cached.
+    /// No framing, no referrer, nothing cached; `response` adds the page's `ContentSecurityPolicy`.
     static let securityHeaders: HTTPFields = [
-        .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
         HTTPField.Name("X-Content-Type-Options")!: "nosniff",
         HTTPField.Name("X-Frame-Options")!: "DENY",
         HTTPField.Name("Referrer-Policy")!: "no-referrer",

@@ -88,7 +88,7 @@ struct OAuthController<Context: RequestContext> {
             "hidden": authorization.formFields.map { ["name": $0.0, "value": $0.1] },
         ]
         values["loginHint"] = authorization.loginHint
-        return pages.response("continue", values)
+        return pages.response("continue", values, formTargets: .soukThenDevice)
     }
 
     /// `POST /oauth/authorize`: checks CSRF, the throttle and the password, then redirects with a code.
@@ -175,7 +175,7 @@ struct OAuthController<Context: RequestContext> {
         let cookie = Cookie(name: Self.csrfCookie, value: csrf, maxAge: 1800, path: "/oauth",
                             secure: config.publicURL.hasPrefix("https://"), httpOnly: true, sameSite: .strict)
         headers[.setCookie] = cookie.description
-        return pages.response("sign-in", values, status: status, extraHeaders: headers)
+        return pages.response("sign-in", values, status: status, extraHeaders: headers, formTargets: .soukThenDevice)
     }
 
     private func marketplaceName() async throws -> String {

@@ -1,0 +1,62 @@
+import Crypto
+import Foundation
+
+/// The `Content-Security-Policy` of one server-rendered page: nothing runs, nothing frames it,
+/// and each page may load and submit only what its template needs.
+///
+/// - `style-src` names the hash of the layout's one `<style>` element, so no other style (an
+///   injected element or a `style=` attribute) applies.
+/// - `img-src` is `'self'` only on a page showing an `<img>` (an app icon), `'none'` elsewhere
+///   (which also spares the browser a `/favicon.ico` request).
+/// - `form-action` is `'none'` on a page without a form and `'self'` on one with forms. CSP 3
+///   applies `form-action` to every redirect that follows a submission, and Chromium and WebKit
+///   enforce it there: the OAuth sign-in and "Continue as" forms, answered with a 302 to
+///   `app-distribution-oauth:?code=…`, also name that scheme (`FormTargets.soukThenDevice`),
+///   and only they do.
+struct ContentSecurityPolicy: Sendable, Equatable {
+    /// Where a page's forms may send the browser.
+    enum FormTargets: Sendable {
+        /// Forms post to Souk and Souk answers on Souk (its own redirects stay on its origin).
+        case souk
+        /// The OAuth authorization forms: posted to Souk, answered with a redirect to the device.
+        case soukThenDevice
+    }
+
+    /// The scheme-source of the device hand-off. A scheme-source matches every URL of that scheme
+    /// (CSP 3 §6.7.2.8 "scheme-part match"), however the rest is written: `app-distribution-oauth:?code=…`.
+    static let deviceScheme = "app-distribution-oauth:"
+
+    var styleHash: String
+    var hasForms: Bool
+    var hasImages: Bool
+    var formTargets: FormTargets
+
+    /// The policy of a rendered page: forms and images are allowed only where the page has them.
+    /// Mustache escapes every value, so a `<form` or `<img` in `page` comes from a template.
+    init(page: String, styleHash: String, formTargets: FormTargets) {
+        self.styleHash = styleHash
+        self.hasForms = page.contains("<form")
+        self.hasImages = page.contains("<img")
+        self.formTargets = formTargets
+    }
+
+    /// The header value.
+    var headerValue: String {
+        let formAction = switch (hasForms, formTargets) {
+        case (_, .soukThenDevice): "'self' \(Self.deviceScheme)"
+        case (true, .souk): "'self'"
+        case (false, .souk): "'none'"
+        }
+        return "default-src 'none'; style-src '\(styleHash)'; img-src \(hasImages ? "'self'" : "'none'"); "
+            + "form-action \(formAction); frame-ancestors 'none'; base-uri 'none'"
+    }
+
+    /// `sha256-…` of the text of the first `<style>` element in `html`, as browsers hash it.
+    static func styleHash(of html: String) -> String {
+        guard let open = html.range(of: "<style>"), let close = html.range(of: "</style>", range: open.upperBound..<html.endIndex) else {
+            preconditionFailure("the page layout has no <style> element")
+        }
+        let digest = SHA256.hash(data: Data(html[open.upperBound..<close.lowerBound].utf8))
+        return "sha256-" + Data(digest).base64EncodedString()
+    }
+}

@@ -1,0 +1,108 @@
+"""Fixtures of Souk's real-browser tests. scripts/browser-tests.sh starts the servers and sets:
+
+SOUK_BROWSER_BASE            a `souk serve --demo` (sign-up closed)
+SOUK_BROWSER_EMAIL/_PASSWORD its demo account
+SOUK_BROWSER_RETRY_EMAIL/_PASSWORD an account of the same server for the wrong-password test
+SOUK_BROWSER_SIGNUP_BASE     a second `souk serve --demo` with SOUK_SIGN_UP=true
+SOUK_BROWSER_OUTPUT          where screenshots go
+
+A browser that is not installed skips its tests, loudly; with CI=true it fails them.
+"""
+
+import os
+from dataclasses import dataclass
+
+import pytest
+
+import souk_browser
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@dataclass
+class Server:
+    base: str
+    email: str
+    password: str
+
+
+@pytest.fixture(scope="session")
+def server():
+    return Server(os.environ["SOUK_BROWSER_BASE"], os.environ["SOUK_BROWSER_EMAIL"], os.environ["SOUK_BROWSER_PASSWORD"])
+
+
+@pytest.fixture(scope="session")
+def retry_server():
+    """The same server, signed in to with an account whose failed attempts slow nobody else down."""
+    return Server(os.environ["SOUK_BROWSER_BASE"], os.environ["SOUK_BROWSER_RETRY_EMAIL"], os.environ["SOUK_BROWSER_RETRY_PASSWORD"])
+
+
+@pytest.fixture(scope="session")
+def signup_server():
+    return os.environ["SOUK_BROWSER_SIGNUP_BASE"]
+
+
+@pytest.fixture(scope="session")
+def output():
+    return os.environ.get("SOUK_BROWSER_OUTPUT", os.path.join(os.getcwd(), "test-output", "browser"))
+
+
+def _unavailable(reason):
+    if IN_CI:
+        pytest.fail(f"CI=true but {reason}", pytrace=False)
+    pytest.skip(f"⚠️  SKIPPED: {reason}")
+
+
+class Browsers:
+    """Opens fresh browser sessions for one test and closes them all afterwards."""
+
+    def __init__(self, output, test_name):
+        self.output = output
+        self.test_name = test_name
+        self.open = []
+
+    def chromium(self):
+        reason = souk_browser.chromium_missing()
+        if reason:
+            _unavailable(reason)
+        driver = souk_browser.new_chromium()
+        self.open.append(driver)
+        return driver
+
+    def webkit(self):
+        reason = souk_browser.webkit_missing()
+        if reason:
+            _unavailable(reason)
+        driver = souk_browser.new_webkit()
+        self.open.append(driver)
+        return driver
+
+    def screenshot(self, driver, step):
+        return souk_browser.screenshot(driver, self.output, f"{self.test_name}-{step}")
+
+    def close(self, failed):
+        for number, driver in enumerate(self.open):
+            if failed:
+                try:
+                    self.screenshot(driver, f"FAILED-{number}")
+                except Exception:
+                    pass
+            try:
+                driver.quit()
+            except Exception:
+                pass
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call":
+        item.souk_failed = report.failed
+
+
+@pytest.fixture
+def browsers(request, output):
+    opened = Browsers(output, request.node.name.replace("[", "-").replace("]", ""))
+    yield opened
+    opened.close(getattr(request.node, "souk_failed", False))

@@ -1,0 +1,105 @@
+"""The website's pages in Chromium: sign-up, the account page's device sign-out, the license
+resolution page and the app pages. Each step checks that the layout's style applied and that the
+console shows no Content Security Policy violation and no error, and keeps a screenshot."""
+
+import json
+import secrets
+import urllib.parse
+
+from selenium.webdriver.common.by import By
+
+from souk_browser import (INSTALL_SCHEME, assert_clean_console, fetch, layout_style_applied, navigations_to, refresh,
+                          sign_in_device, sign_in_on_website, wait_for)
+
+
+def check_page(driver, browsers, step, expected_status=None):
+    assert layout_style_applied(driver), f"{step}: the layout's <style> was not applied (blocked by style-src?)"
+    assert_clean_console(driver, step, expected_status)
+    browsers.screenshot(driver, step)
+
+
+def path_of(driver):
+    return urllib.parse.urlsplit(driver.current_url).path
+
+
+def test_sign_up_creates_an_account_and_opens_its_account_page(browsers, signup_server):
+    driver = browsers.chromium()
+    driver.get(f"{signup_server}/signin")
+    driver.find_element(By.LINK_TEXT, "Create an account").click()
+    wait_for(lambda: path_of(driver) == "/signup", "the sign-up page")
+    check_page(driver, browsers, "sign-up-form")
+    email = f"browser-{secrets.token_hex(4)}@example.com"
+    driver.find_element(By.ID, "email").send_keys(email)
+    driver.find_element(By.ID, "password").send_keys(secrets.token_urlsafe(12))
+    driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait_for(lambda: path_of(driver) == "/account", "the account page after signing up")
+    assert f"Signed in as {email}" in driver.find_element(By.TAG_NAME, "body").text
+    check_page(driver, browsers, "account-after-sign-up")
+
+
+def test_account_page_signs_a_device_out(browsers, server):
+    client_id = f"browser-device-{secrets.token_hex(4)}"
+    tokens = sign_in_device(browsers.chromium(), server.base, server.email, server.password, client_id)
+    driver = browsers.chromium()  # the first tab handed a navigation to the device: a fresh one
+    sign_in_on_website(driver, server.base, server.email, server.password)
+    device = next((item for item in driver.find_elements(By.CSS_SELECTOR, "li") if client_id in item.text), None)
+    assert device is not None, f"{client_id} is not listed on the account page"
+    check_page(driver, browsers, "account-with-device")
+    device.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait_for(lambda: "signed-out=1" in driver.current_url, "the account page after signing the device out")
+    body = driver.find_element(By.TAG_NAME, "body").text
+    assert "Signed out." in body
+    assert client_id not in body
+    check_page(driver, browsers, "account-device-signed-out")
+    status, answer = refresh(server.base, tokens["refresh_token"], client_id)
+    assert status == 400 and answer.get("error") == "invalid_grant", f"the signed-out device could still refresh: {answer}"
+
+
+def test_license_resolution_page_explains_and_leads_back_to_souk(browsers, server):
+    driver = browsers.chromium()
+    for step, query, status in [("resolve-account-app", f"appleItemID=6446000003&account={urllib.parse.quote(server.email)}", None),
+                                ("resolve-public-app", "appleItemID=6446000001", None),
+                                ("resolve-incomplete-link", "", 400)]:
+        driver.get(f"{server.base}/license/resolve?{query}")
+        assert driver.find_element(By.TAG_NAME, "h1").text.strip(), f"{step}: no heading"
+        check_page(driver, browsers, step, expected_status=status)
+        actions = driver.find_elements(By.CSS_SELECTOR, "a")
+        if actions:
+            href = actions[0].get_attribute("href")
+            assert href.startswith(server.base + "/"), f"{step}: the page leads away from Souk: {href}"
+            actions[0].click()
+            wait_for(lambda: driver.current_url.startswith(href.split("?")[0]), f"{step}: the page its link leads to")
+            check_page(driver, browsers, f"{step}-followed")
+
+
+def test_app_pages_lead_to_a_working_install_link(browsers, server):
+    driver = browsers.chromium()
+    driver.get(f"{server.base}/apps")
+    names = [link.text for link in driver.find_elements(By.CSS_SELECTOR, "li a")]
+    assert "Souk Notes" in names, names
+    check_page(driver, browsers, "catalog")
+    driver.find_element(By.LINK_TEXT, "Souk Notes").click()
+    wait_for(lambda: path_of(driver) == "/apps/6446000001", "the app page")
+    assert driver.find_element(By.TAG_NAME, "h1").text == "Souk Notes"
+    data = json.loads(driver.find_element(By.CSS_SELECTOR, "script[type='application/ld+json']").get_attribute("textContent"))
+    assert data["name"] == "Souk Notes"
+    assert driver.find_element(By.LINK_TEXT, "Sign in to install")
+    check_page(driver, browsers, "app-signed-out")
+
+    sign_in_on_website(driver, server.base, server.email, server.password)
+    driver.get(f"{server.base}/apps/6446000001")
+    check_page(driver, browsers, "app-signed-in")
+    driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    link = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "a.install"), "the install page")[0]
+    href = link.get_attribute("href")
+    assert href.startswith("marketplace-kit://install?"), href
+    query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(href).query))
+    assert query.get("installVerificationToken"), href
+    package = query["alternativeDistributionPackage"]
+    assert package.startswith(server.base + "/packages/6446000001/"), package
+    status, _ = fetch(package.rstrip("/") + "/manifest.json")
+    assert status == 200, f"the install link's package has no manifest ({status})"
+    check_page(driver, browsers, "install")
+    link.click()
+    wait_for(lambda: navigations_to(driver, INSTALL_SCHEME), "Chromium's attempt to open the marketplace-kit: link")
+    assert_clean_console(driver, "after tapping Install")

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Real-browser tests (Tests/browser: pytest + selenium): headless Chromium on every web page, and
+# WebKit (WebKitGTK's MiniBrowser under Xvfb) on the device sign-in flows. Builds nothing: it runs
+# the `souk` that scripts/test.sh built (.build/debug/souk, or SOUK_BIN), two `souk serve --demo`
+# on free ports (one with sign-up open), then pytest. Screenshots go to
+# ${SOUK_TEST_OUTPUT:-./test-output}/browser/. A browser that is not installed is skipped with a
+# warning; with CI=true it fails. Extra arguments go to pytest (e.g. -k one_tap).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SOUK="${SOUK_BIN:-$PWD/.build/debug/souk}"
+PYTHON="${PYTHON:-python3}"
+OUTPUT="${SOUK_TEST_OUTPUT:-$PWD/test-output}/browser"
+IN_CI=$([[ "${CI:-}" =~ ^(1|true|yes)$ ]] && echo 1 || true)
+
+unavailable() {
+  if [ -n "$IN_CI" ]; then echo "browser-tests: FAIL: CI=true but $*" >&2; exit 1; fi
+  echo "browser-tests: ⚠️  $* — the browser tests are SKIPPED" >&2
+  exit 0
+}
+[ -x "$SOUK" ] || { echo "browser-tests: FAIL: no $SOUK; build first (scripts/test.sh, or swift build)" >&2; exit 1; }
+"$PYTHON" -c 'import selenium, pytest' 2>/dev/null || unavailable "Python's selenium and pytest are not installed (pip install selenium pytest)"
+for tool in "${SOUK_CHROMIUM:-/usr/bin/chromium}" "${SOUK_CHROMEDRIVER:-/usr/bin/chromedriver}"; do
+  [ -x "$tool" ] || unavailable "$tool is not installed (apt-get install chromium chromium-driver)"
+done
+RUNNER=()
+if [ -z "${DISPLAY:-}" ]; then
+  if command -v xvfb-run >/dev/null; then
+    RUNNER=(xvfb-run -a -s "-screen 0 1280x1024x24")
+  else
+    [ -n "$IN_CI" ] || echo "browser-tests: ⚠️  no xvfb-run (apt-get install xvfb): the WebKit tests will be SKIPPED" >&2
+  fi
+fi
+[ -x "${SOUK_WEBKIT_DRIVER:-/usr/bin/WebKitWebDriver}" ] || [ -n "$IN_CI" ] \
+  || echo "browser-tests: ⚠️  no WebKitWebDriver (apt-get install webkit2gtk-driver): the WebKit tests will be SKIPPED" >&2
+
+WORK=$(mktemp -d /tmp/souk-browser.XXXXXX)
+NAME=browser-tests
+. scripts/serve-lib.sh
+trap cleanup EXIT
+export SOUK_LOG_LEVEL=warning PYTHONDONTWRITEBYTECODE=1
+
+start BASE --demo
+PASSWORD=$(sed -n 's/.*demo account .*password \([^ ]*\) .*/\1/p' "$STARTED_LOG" | head -1)
+[ -n "$PASSWORD" ] || fail "the demo password is not in the start-up banner"
+# A second account for the wrong-password test, so that its failures never slow the demo account down.
+RETRY_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_urlsafe(12))')
+(cd "$WORK" && "$SOUK" accounts create --email retry@souk.example --password "$RETRY_PASSWORD" >/dev/null) \
+  || fail "souk accounts create"
+SOUK_DATA_DIR="$WORK/sign-up-data" SOUK_SIGN_UP=true start SIGNUP_BASE --demo
+
+rm -rf "$OUTPUT"
+mkdir -p "$OUTPUT"
+set +e
+SOUK_BROWSER_BASE="$BASE" SOUK_BROWSER_EMAIL=demo@souk.example SOUK_BROWSER_PASSWORD="$PASSWORD" \
+  SOUK_BROWSER_RETRY_EMAIL=retry@souk.example SOUK_BROWSER_RETRY_PASSWORD="$RETRY_PASSWORD" \
+  SOUK_BROWSER_SIGNUP_BASE="$SIGNUP_BASE" SOUK_BROWSER_OUTPUT="$OUTPUT" \
+  "${RUNNER[@]}" "$PYTHON" -m pytest Tests/browser "$@"
+result=$?
+set -e
+if [ "$result" != 0 ]; then
+  cp "$WORK"/serve-*.log "$OUTPUT"/ 2>/dev/null || true
+  [ "$result" != 5 ] || { echo "browser-tests: FAIL: pytest collected no tests" >&2; exit 1; }
+  echo "browser-tests: FAIL: pytest exit $result; screenshots and server logs in $OUTPUT" >&2
+  exit 1
+fi
+finish
