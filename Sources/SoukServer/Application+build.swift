@@ -12,14 +12,16 @@ import SoukStore
 /// Background services (the catalog index refresher, the App Store Connect event worker) run in the
 /// application's service group; they use the database, so the caller closes the runtime only after
 /// the application has stopped (`ServeCommand`, `ServerFixture`), never as a sibling service.
+/// `now` is the clock of sign-in throttling, which tests move by hand.
 public func buildApplication(
     _ runtime: SoukRuntime,
     metrics: SoukMetrics = SoukMetrics(),
-    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
+    now: @escaping @Sendable () -> Date = { Date() }
 ) throws -> some ApplicationProtocol {
     let config = runtime.config
     let worker = AppStoreConnectEventWorker(processor: AppStoreConnectEventProcessor(runtime: runtime, client: try runtime.appStoreConnectClient()))
-    let router = buildRouter(runtime, metrics: metrics, appStoreConnectWorker: worker)
+    let router = buildRouter(runtime, metrics: metrics, now: now, appStoreConnectWorker: worker)
     let server: HTTPServerBuilder
     if let tls = config.tls {
         server = try .tls(.http1(), tlsConfiguration: try makeTLSConfiguration(tls))
@@ -40,15 +42,15 @@ public func buildApplication(
 }
 
 /// Every route Souk answers, in one place.
-func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics,
+func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @Sendable () -> Date = { Date() },
                  appStoreConnectWorker: AppStoreConnectEventWorker? = nil) -> Router<SoukRequestContext> {
     let router = Router(context: SoukRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
-    router.add(middleware: LogRequestsMiddleware(.info))
+    router.add(middleware: RequestLogMiddleware(.info))
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: ProblemMiddleware())
 
-    OperationsController(database: runtime.database, metrics: metrics).addRoutes(to: router)
+    OperationsController(database: runtime.database, metrics: metrics, metricsToken: runtime.config.metricsToken).addRoutes(to: router)
     PackageHostingController(files: HostedFileCache(query: HostedFileQuery(database: runtime.database),
                                                     lifetime: runtime.config.catalogRefreshInterval),
                              blobs: runtime.blobs, metrics: metrics)
@@ -57,7 +59,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics,
     let bearer = BearerAuthenticator(tokens: runtime.tokens, realm: runtime.config.publicURL)
     let pages = Pages()
     let sessions = WebSessionStore(database: runtime.database)
-    let passwords = PasswordSignIn(catalog: runtime.catalog, throttle: LoginThrottle(database: runtime.database))
+    let passwords = PasswordSignIn(catalog: runtime.catalog, throttle: LoginThrottle(database: runtime.database, now: now))
     OAuthController(config: runtime.config, catalog: runtime.catalog, tokens: runtime.tokens, passwords: passwords,
                     sessions: sessions, keys: runtime.keys, signingKeys: runtime.installVerificationKeys, pages: pages)
         .addRoutes(to: router)

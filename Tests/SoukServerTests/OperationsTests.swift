@@ -33,6 +33,24 @@ import Testing
         }
     }
 
+    @Test func aMetricsTokenKeepsMetricsFromStrangers() async throws {
+        let token = "metrics-scraper-0123456789"
+        try await ServerFixture.with(.sqlite, configure: { $0.metricsToken = token }) { client in
+            let anonymous = try await client.execute(uri: "/metrics", method: .get)
+            #expect(anonymous.status == .unauthorized)
+            #expect(anonymous.headers[.wwwAuthenticate] == #"Bearer realm="metrics""#)
+            #expect(anonymous.body.readableBytes == 0)
+            for wrong in ["Bearer metrics-scraper-012345678", "Bearer \(token)x", "Basic \(token)", token] {
+                #expect(try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: wrong]).status == .unauthorized)
+            }
+            let scraped = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(token)"])
+            #expect(scraped.status == .ok)
+            #expect(String(buffer: scraped.body).contains("souk_http_requests_total"))
+            // /health stays open for load balancers.
+            #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
+        }
+    }
+
     @Test func unknownRoutesAnswerProblemJSONWithoutInternals() async throws {
         try await ServerFixture.with(.sqlite) { client in
             let response = try await client.execute(uri: "/no/such/thing", method: .get)

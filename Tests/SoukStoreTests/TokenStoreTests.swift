@@ -16,6 +16,11 @@ final class TestClock: Sendable {
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
     static let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
 
+    /// A token request whose own parameters are well formed (what the token endpoint passes on).
+    static func redemption(_ code: String, clientId: String, redirectURI: String? = nil, verifier: String = verifier) throws -> AuthorizationCodeRequest {
+        try AuthorizationCodeRequest.parse(code: code, clientId: clientId, codeVerifier: verifier, redirectURI: redirectURI).get()
+    }
+
     func setUp(_ store: StoreFixture, clock: TestClock) async throws -> (TokenStore, UUID) {
         let account = try await store.catalog.createAccount(email: "ada@example.com", passwordHash: "x")
         return (TokenStore(database: store.database, now: { clock.now }), try account.requireID())
@@ -28,11 +33,11 @@ final class TestClock: Sendable {
             let (tokens, accountID) = try await setUp(store, clock: clock)
             let code = try await tokens.issueCode(accountID: accountID, clientId: "device-1", redirectURI: "app-distribution-oauth://",
                                                   challenge: Self.challenge, method: .s256)
-            let pair = try await tokens.redeemCode(code, clientId: "device-1", redirectURI: nil, verifier: Self.verifier).get()
+            let pair = try await tokens.redeemCode(Self.redemption(code, clientId: "device-1")).get()
             #expect(pair.expiresIn == 86_400)
             #expect(try await tokens.authenticate(accessToken: pair.accessToken).get().accountID == accountID)
 
-            let replay = try await tokens.redeemCode(code, clientId: "device-1", redirectURI: nil, verifier: Self.verifier)
+            let replay = try await tokens.redeemCode(Self.redemption(code, clientId: "device-1"))
             #expect(replay == .failure(OAuthError(.invalidGrant, "The authorization code is invalid, expired or already used.")))
             #expect(try await tokens.authenticate(accessToken: pair.accessToken) == .failure(.revoked))
             #expect(try await tokens.refresh(pair.refreshToken, clientId: "device-1").isFailure)
@@ -48,16 +53,18 @@ final class TestClock: Sendable {
                 try await tokens.issueCode(accountID: accountID, clientId: "device-1", redirectURI: "app-distribution-oauth://",
                                            challenge: Self.challenge, method: .s256)
             }
-            #expect(try await tokens.redeemCode(code(), clientId: "device-2", redirectURI: nil, verifier: Self.verifier).isFailure)
-            #expect(try await tokens.redeemCode(code(), clientId: "device-1", redirectURI: nil,
-                                                verifier: String(repeating: "x", count: 43)).isFailure)
-            #expect(try await tokens.redeemCode(code(), clientId: "device-1", redirectURI: nil, verifier: nil).isFailure)
-            #expect(try await tokens.redeemCode(code(), clientId: "device-1", redirectURI: "https://evil.example/",
-                                                verifier: Self.verifier).isFailure)
+            #expect(try await tokens.redeemCode(Self.redemption(code(), clientId: "device-2")).isFailure)
+            #expect(try await tokens.redeemCode(Self.redemption(code(), clientId: "device-1", verifier: String(repeating: "x", count: 43))).isFailure)
+            #expect(try await tokens.redeemCode(Self.redemption(code(), clientId: "device-1", redirectURI: "https://evil.example/")).isFailure)
+            // A failed rule after the claim leaves the code used: a thief gets one try.
+            let stolen = try await code()
+            #expect(try await tokens.redeemCode(Self.redemption(stolen, clientId: "device-2")).isFailure)
+            #expect(try await tokens.redeemCode(Self.redemption(stolen, clientId: "device-1")).isFailure)
             let late = try await code()
             clock.advance(61)
-            #expect(try await tokens.redeemCode(late, clientId: "device-1", redirectURI: nil, verifier: Self.verifier).isFailure)
-            #expect(try await tokens.redeemCode("sac_made-up", clientId: "device-1", redirectURI: nil, verifier: Self.verifier).isFailure)
+            #expect(try await tokens.redeemCode(Self.redemption(late, clientId: "device-1")).isFailure)
+            #expect(try await tokens.redeemCode(Self.redemption("sac_made-up", clientId: "device-1")).isFailure)
+            #expect(try await tokens.redeemCode(Self.redemption(code(), clientId: "device-1", redirectURI: "app-distribution-oauth://")).isSuccess)
         }
     }
 
@@ -132,30 +139,11 @@ final class TestClock: Sendable {
             let (tokens, accountID) = try await setUp(store, clock: clock)
             let code = try await tokens.issueCode(accountID: accountID, clientId: "d", redirectURI: "app-distribution-oauth://",
                                                   challenge: Self.challenge, method: .s256)
-            async let first = tokens.redeemCode(code, clientId: "d", redirectURI: nil, verifier: Self.verifier)
-            async let second = tokens.redeemCode(code, clientId: "d", redirectURI: nil, verifier: Self.verifier)
+            let redemption = try Self.redemption(code, clientId: "d")
+            async let first = tokens.redeemCode(redemption)
+            async let second = tokens.redeemCode(redemption)
             let results = try await [first, second]
             #expect(results.filter(\.isSuccess).count == 1)
-        }
-    }
-
-    @Test(arguments: TestBackend.available)
-    func theThrottleCountsFailuresPerKeyWithinItsWindow(_ backend: TestBackend) async throws {
-        try await StoreFixture.with(backend) { store in
-            let clock = TestClock()
-            let throttle = LoginThrottle(database: store.database, window: 900, now: { clock.now })
-            let rules = [LoginThrottle.Rule(key: "account:a", limit: 3)]
-            for _ in 0..<2 { try await throttle.recordFailure(keys: ["account:a"]) }
-            #expect(try await throttle.retryAfter(rules) == nil)
-            try await throttle.recordFailure(keys: ["account:a"])
-            #expect(try await throttle.retryAfter(rules) == 900)
-            clock.advance(600)
-            #expect(try await throttle.retryAfter(rules) == 300)
-            clock.advance(301)
-            #expect(try await throttle.retryAfter(rules) == nil)
-            try await throttle.recordFailure(keys: ["account:a"])
-            #expect(try await throttle.retryAfter(rules) == nil)  // a new window started at 1
-            try await throttle.reset(key: "account:a")
         }
     }
 }

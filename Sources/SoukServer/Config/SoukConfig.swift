@@ -102,6 +102,8 @@ public struct SoukConfig: Sendable {
         ("ascKeyId", "SOUK_ASC_KEY_ID", "-", "App Store Connect API key id, to download packages"),
         ("ascIssuerId", "SOUK_ASC_ISSUER_ID", "-", "App Store Connect API issuer id"),
         ("ascPrivateKey", "SOUK_ASC_PRIVATE_KEY", "-", "path of the App Store Connect API key (.p8)"),
+        ("trustedProxies", "SOUK_TRUSTED_PROXIES", "-", "comma-separated IPv4/IPv6 CIDR ranges of reverse proxies whose X-Forwarded-For names the client (default none: the header is ignored)"),
+        ("metricsToken", "SOUK_METRICS_TOKEN", "-", "secret bearer token GET /metrics requires, at least 16 characters (default none: /metrics is open)"),
     ]
 
     /// A configuration for tests and tools: in-memory-free defaults rooted at `dataDir`.
@@ -127,7 +129,7 @@ public struct SoukConfig: Sendable {
                 environmentVariables: Dictionary(uniqueKeysWithValues: environment.compactMap { key, value in
                     key.hasPrefix("SOUK_") ? (String(key.dropFirst(5)), value) : nil
                 }),
-                secretsSpecifier: .specific(["DATABASE_URL", "ASC_WEBHOOK_SECRET", "LICENSE_SIDECAR_TOKEN"])
+                secretsSpecifier: .specific(["DATABASE_URL", "ASC_WEBHOOK_SECRET", "LICENSE_SIDECAR_TOKEN", "METRICS_TOKEN"])
             ),
         ]
         if let path = configFile ?? environment["SOUK_CONFIG"] {
@@ -227,6 +229,18 @@ public struct SoukConfig: Sendable {
             guard FileManager.default.isReadableFile(atPath: path) else { throw reader.error("ascPrivateKey", path, "is not a readable file") }
             config.appStoreConnect.privateKeyPath = path
         }
+        if let ranges = try await reader.stringList("trustedProxies") {
+            config.trustedProxies = try ranges.map { text in
+                guard let network = IPNetwork(text) else {
+                    throw reader.error("trustedProxies", text, "must be IPv4 or IPv6 addresses or CIDR ranges, such as 10.0.0.0/8,fd00::/8")
+                }
+                return network
+            }
+        }
+        if let token = try await reader.string("metricsToken") {
+            guard token.count >= 16 else { throw reader.error("metricsToken", "(hidden)", "must be at least 16 characters") }
+            config.metricsToken = token
+        }
         if let signUp = try await reader.string("signUp") {
             guard let value = Bool(signUp.lowercased()) else { throw reader.error("signUp", signUp, "must be true or false") }
             config.signUpEnabled = value
@@ -264,6 +278,23 @@ private struct Settings {
             if let number = try? await reader.fetchInt(forKey: ConfigKey(key)) { return String(number) }
             throw self.error(key, "?", "has the wrong type")
         }
+    }
+
+    /// A list: comma-separated text (environment, flags, file) or a JSON array of strings (file).
+    /// nil when unset; empty entries are dropped.
+    func stringList(_ key: String) async throws -> [String]? {
+        let items: [String]
+        if let text = try? await reader.fetchString(forKey: ConfigKey(key)) {
+            items = text.split(separator: ",").map { String($0) }
+        } else if let array = try? await reader.fetchStringArray(forKey: ConfigKey(key)) {
+            items = array
+        } else if let text = try await string(key) {
+            // Another type (a number in the file): `string` converts it or names the setting in its error.
+            items = [text]
+        } else {
+            return nil
+        }
+        return items.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// A whole number (of seconds, or of the unit the setting names) within `range`.

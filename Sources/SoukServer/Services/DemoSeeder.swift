@@ -86,7 +86,7 @@ struct DemoSeeder {
             return .seeded(password: nil)
         }
         let password = Self.randomPassword()
-        try await catalog.createAccount(email: Self.demoEmail, passwordHash: try PasswordHashing.hash(password))
+        try await catalog.createAccount(email: Self.demoEmail, passwordHash: try await PasswordHasher.hash(password))
         return .seeded(password: password)
     }
 

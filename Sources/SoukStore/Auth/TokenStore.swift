@@ -49,34 +49,34 @@ public struct TokenStore: Sendable {
         return code
     }
 
-    /// Redeems a code (RFC 6749 §4.1.3 + RFC 7636 §4.6). A code presented a second time fails and
-    /// revokes every token issued from it (RFC 6749 §4.1.2).
-    public func redeemCode(_ code: String, clientId: String, redirectURI: String?, verifier: String?) async throws -> Result<TokenPair, OAuthError> {
+    /// Redeems a code (RFC 6749 §4.1.3 + RFC 7636 §4.6) for a request whose own parameters were
+    /// already checked: claims the code in one conditional `UPDATE … RETURNING`, then lets
+    /// `AuthorizationCodeRule` decide from the stored values. A code presented a second time fails
+    /// and revokes every token issued from it (RFC 6749 §4.1.2).
+    public func redeemCode(_ request: AuthorizationCodeRequest) async throws -> Result<TokenPair, OAuthError> {
         let invalid = OAuthError(.invalidGrant, "The authorization code is invalid, expired or already used.")
-        guard let model = try await OAuthCodeModel.query(on: database.db).filter(\.$codeHash == OpaqueToken.hash(code)).first(),
-              let codeID = model.id else {
+        let hash = OpaqueToken.hash(request.code)
+        let row = try await sql.raw("""
+            UPDATE oauth_codes SET used_at = \(bind: now()) WHERE code_hash = \(bind: hash) AND used_at IS NULL
+            RETURNING id, account_id, client_id, redirect_uri, code_challenge, code_challenge_method, scope, expires_at
+            """).first()
+        guard let row else {
+            if let replayed = try await OAuthCodeModel.query(on: database.db).filter(\.$codeHash == hash).first(), let codeID = replayed.id {
+                try await revokeTokens(issuedFromCode: codeID)
+            }
             return .failure(invalid)
         }
-        let claimed = try await sql.raw("""
-            UPDATE oauth_codes SET used_at = \(bind: now()) WHERE id = \(bind: codeID) AND used_at IS NULL RETURNING id
-            """).all()
-        guard !claimed.isEmpty else {
-            try await revokeTokens(issuedFromCode: codeID)
-            return .failure(invalid)
-        }
-        guard model.expiresAt > now() else { return .failure(invalid) }
-        guard model.clientId == clientId else { return .failure(OAuthError(.invalidGrant, "The code was issued to another client.")) }
-        guard redirectURI == nil || redirectURI == model.redirectURI else {
-            return .failure(OAuthError(.invalidGrant, "redirect_uri does not match the authorization request."))
-        }
-        guard let verifier else { return .failure(OAuthError(.invalidRequest, "code_verifier is required.")) }
-        guard let method = PKCE.Method(rawValue: model.codeChallengeMethod),
-              PKCE.verify(verifier: verifier, challenge: model.codeChallenge, method: method) else {
-            return .failure(OAuthError(.invalidGrant, "code_verifier does not match the code_challenge."))
-        }
-        guard try await activeAccount(model.$account.id) else { return .failure(invalid) }
-        return .success(try await issuePair(accountID: model.$account.id, clientId: clientId, scope: model.scope,
-                                            familyId: UUID(), codeId: codeID))
+        let issued = IssuedAuthorizationCode(
+            clientId: try row.decode(column: "client_id", as: String.self),
+            redirectURI: try row.decode(column: "redirect_uri", as: String.self),
+            codeChallenge: try row.decode(column: "code_challenge", as: String.self),
+            codeChallengeMethod: try row.decode(column: "code_challenge_method", as: String.self),
+            expiresAt: try row.decode(column: "expires_at", as: Date.self))
+        if let refusal = AuthorizationCodeRule.refusal(for: request, code: issued, now: now()) { return .failure(refusal) }
+        let accountID = try row.decode(column: "account_id", as: UUID.self)
+        guard try await activeAccount(accountID) else { return .failure(invalid) }
+        return .success(try await issuePair(accountID: accountID, clientId: request.clientId, scope: try row.decode(column: "scope", as: String.self),
+                                            familyId: UUID(), codeId: try row.decode(column: "id", as: UUID.self)))
     }
 
     // MARK: Refresh tokens

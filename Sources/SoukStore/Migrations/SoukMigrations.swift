@@ -28,5 +28,6 @@ enum SoukMigrations {
         UpdateInstallOnePerDevice(),
         UpdateAppVersionAddWithdrawnReason(),
         CreateLookupIndexesAndLeases(),
+        UpdateLoginThrottleAddBackoff(),
     ]
 }

@@ -20,7 +20,7 @@ struct OAuthController<Context: RequestContext> {
 
     static var csrfCookie: String { "souk_csrf" }
     static var tokenExchange: String { "urn:ietf:params:oauth:grant-type:token-exchange" }
-    static var accessTokenType: String { "urn:ietf:params:oauth:token-type:access_token" }
+    static var accessTokenType: String { OAuthTokenResponse.accessTokenType }
 
     var issuer: String { config.publicURL }
 
@@ -117,9 +117,9 @@ struct OAuthController<Context: RequestContext> {
                                         error: "Your sign-in form expired. Please try again.")
         }
         let email = AccountModel.normalize(email: form["email"] ?? "")
-        let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress ?? "unknown"
+        let client = ClientAddressReader(trustedProxies: config.trustedProxies).key(for: request, context: context)
         let accountID: UUID
-        switch try await passwords.attempt(email: email, password: form.values["password"] ?? "", address: address) {
+        switch try await passwords.attempt(email: email, password: form.values["password"] ?? "", client: client) {
         case .throttled(let wait):
             return try await signInPage(authorization, email: email, status: .tooManyRequests,
                                         error: "Too many attempts. Try again in \(PasswordSignIn.minutes(wait)).",
@@ -199,11 +199,12 @@ struct OAuthController<Context: RequestContext> {
         let result: Result<TokenPair, OAuthError>
         switch form["grant_type"] {
         case "authorization_code":
-            guard let code = form["code"] else { return Self.oauthError(OAuthError(.invalidRequest, "code is required.")) }
-            if let redirect = form["redirect_uri"], redirect != AuthorizationRequest.redirectURI {
-                return Self.oauthError(OAuthError(.invalidGrant, "redirect_uri does not match the authorization request."))
+            // The request's own parameters first: one that could never succeed must not burn the code.
+            switch AuthorizationCodeRequest.parse(code: form["code"], clientId: clientId, codeVerifier: form["code_verifier"],
+                                                  redirectURI: form["redirect_uri"]) {
+            case .failure(let error): return Self.oauthError(error)
+            case .success(let redemption): result = try await tokens.redeemCode(redemption)
             }
-            result = try await tokens.redeemCode(code, clientId: clientId, redirectURI: form["redirect_uri"], verifier: form["code_verifier"])
         case "refresh_token":
             guard let refresh = form["refresh_token"] else { return Self.oauthError(OAuthError(.invalidRequest, "refresh_token is required.")) }
             result = try await tokens.refresh(refresh, clientId: clientId)
@@ -225,14 +226,7 @@ struct OAuthController<Context: RequestContext> {
         case .failure(let error):
             return Self.oauthError(error)
         case .success(let pair):
-            return Response.json([
-                "access_token": pair.accessToken,
-                "token_type": "Bearer",
-                "issued_token_type": Self.accessTokenType,
-                "expires_in": pair.expiresIn,
-                "refresh_token": pair.refreshToken,
-                "scope": pair.scope,
-            ], cacheControl: "no-store")
+            return OAuthTokenResponse(pair: pair).response
         }
     }
 
@@ -253,7 +247,6 @@ struct OAuthController<Context: RequestContext> {
     // MARK: JSON
 
     static func oauthError(_ error: OAuthError) -> Response {
-        .json(["error": error.code.rawValue, "error_description": error.description],
-             status: HTTPResponse.Status(code: error.status), cacheControl: "no-store")
+        OAuthErrorResponse(error).response(status: error.status)
     }
 }

@@ -1,17 +1,22 @@
 import Foundation
-import HummingbirdBcrypt
-import NIOPosix
+import SoukCore
 import SoukStore
 
 /// One password sign-in attempt, shared by the OAuth sign-in page and the website: throttled per
-/// account and per client address, timed the same whether or not the account exists.
+/// client address and per account (SoukCore's `SignInThrottleRule`), timed the same whether or not
+/// the account exists.
+///
+/// The attempt is counted before the password is checked, so parallel requests cannot get more
+/// guesses than the rules allow; a successful sign-in gives its attempt back.
 struct PasswordSignIn: Sendable {
     let catalog: CatalogStore
     let throttle: LoginThrottle
 
-    /// Failed sign-ins allowed per window (15 minutes).
-    static let accountLimit = 5
-    static let addressLimit = 20
+    init(catalog: CatalogStore, throttle: LoginThrottle) {
+        self.catalog = catalog
+        self.throttle = throttle
+        PasswordHasher.startDummyHash()
+    }
 
     enum Outcome {
         case signedIn(AccountModel)
@@ -19,29 +24,28 @@ struct PasswordSignIn: Sendable {
         case throttled(retryAfter: Int)
     }
 
-    func attempt(email rawEmail: String, password: String, address: String) async throws -> Outcome {
+    /// - Parameter client: the client's throttling key (`ClientAddressReader`).
+    func attempt(email rawEmail: String, password: String, client: String) async throws -> Outcome {
         let email = AccountModel.normalize(email: rawEmail)
-        let rules = [LoginThrottle.Rule(key: "account:" + email, limit: Self.accountLimit),
-                     LoginThrottle.Rule(key: "address:" + address, limit: Self.addressLimit)]
-        if let wait = try await throttle.retryAfter(rules) { return .throttled(retryAfter: wait) }
+        let address = SignInThrottleRule.address(client)
+        let accountRule = SignInThrottleRule.account(email: email)
+        if case .refused(let wait) = try await throttle.claim(address) { return .throttled(retryAfter: wait) }
+        if case .refused(let wait) = try await throttle.claim(accountRule) {
+            // Not an attempt after all: the address keeps its place.
+            try await throttle.release(address)
+            return .throttled(retryAfter: wait)
+        }
         let account = try await catalog.account(email: email)
-        // Verify against a dummy hash when there is no account, so timing says nothing about existence.
-        let hash = account?.passwordHash ?? DummyPassword.hash
-        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
-        guard matches, let account, !account.disabled else {
-            try await throttle.recordFailure(keys: rules.map(\.key))
+        let hash = if let account { account.passwordHash } else { try await PasswordHasher.dummyHash() }
+        guard try await PasswordHasher.verify(password, hash: hash), let account, !account.disabled else {
             return .refused
         }
-        try await throttle.reset(key: "account:" + email)
+        try await throttle.reset(key: accountRule.key)
+        try await throttle.release(address)
         return .signedIn(account)
     }
 
     static func minutes(_ seconds: Int) -> String {
-        seconds < 90 ? "\(seconds) seconds" : "\((seconds + 59) / 60) minutes"
+        seconds < 90 ? "\(seconds) second\(seconds == 1 ? "" : "s")" : "\((seconds + 59) / 60) minutes"
     }
-}
-
-/// A Bcrypt hash that no password matches, computed once, for sign-ins with an unknown email.
-enum DummyPassword {
-    static let hash = Bcrypt.hash("souk: no such account \(UUID())", cost: 12)
 }

@@ -1,12 +1,15 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import SoukCore
 import SoukStore
 
 /// `GET /health` and `GET /metrics` for load balancers and Prometheus.
 struct OperationsController<Context: RequestContext> {
     let database: SoukDatabase
     let metrics: SoukMetrics
+    /// When set, `/metrics` answers only `Authorization: Bearer <metricsToken>` (`SOUK_METRICS_TOKEN`).
+    let metricsToken: String?
 
     func addRoutes(to router: Router<Context>) {
         router.get("health", use: health)
@@ -25,12 +28,22 @@ struct OperationsController<Context: RequestContext> {
         )
     }
 
-    /// Prometheus text exposition format 0.0.4.
+    /// Prometheus text exposition format 0.0.4; with a metrics token, 401 without the right bearer.
     @Sendable func metricsText(_ request: Request, context: Context) async throws -> Response {
-        Response(
+        if let metricsToken, !Self.presents(metricsToken, request) {
+            return Response(status: .unauthorized, headers: [.wwwAuthenticate: #"Bearer realm="metrics""#, .cacheControl: "no-store"])
+        }
+        return Response(
             status: .ok,
             headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render()))
         )
+    }
+
+    /// Whether the request carries `Authorization: Bearer <token>`, compared in constant time.
+    static func presents(_ token: String, _ request: Request) -> Bool {
+        guard let header = request.headers[.authorization], header.count > 7,
+              header.prefix(7).lowercased() == "bearer " else { return false }
+        return ConstantTime.equal(String(header.dropFirst(7)), token)
     }
 }

@@ -34,8 +34,9 @@ struct WebController<Context: RequestContext> {
     // MARK: Signed out
 
     @Sendable func signInPage(_ request: Request, context: Context) async throws -> Response {
-        if try await sessions.session(for: request) != nil { return Self.seeOther("/account") }
-        return try await signInForm(email: "", error: nil, status: .ok)
+        let returnTo = SignInReturn.path(request.uri.queryParameters["return"].map(String.init))
+        if try await sessions.session(for: request) != nil { return Self.seeOther(returnTo ?? "/account") }
+        return try await signInForm(email: "", error: nil, status: .ok, returnTo: returnTo)
     }
 
     @Sendable func signIn(_ request: Request, context: Context) async throws -> Response {
@@ -43,15 +44,16 @@ struct WebController<Context: RequestContext> {
             return try await signInForm(email: "", error: "Your sign-in form expired. Please try again.", status: .forbidden)
         }
         let email = form["email"] ?? ""
-        let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress ?? "unknown"
-        switch try await passwords.attempt(email: email, password: form.values["password"] ?? "", address: address) {
+        let returnTo = SignInReturn.path(form["return"])
+        let client = ClientAddressReader(trustedProxies: config.trustedProxies).key(for: request, context: context)
+        switch try await passwords.attempt(email: email, password: form.values["password"] ?? "", client: client) {
         case .throttled(let wait):
             return try await signInForm(email: email, error: "Too many attempts. Try again in \(PasswordSignIn.minutes(wait)).",
                                         status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)])
         case .refused:
-            return try await signInForm(email: email, error: "The email or password is not right.", status: .unauthorized)
+            return try await signInForm(email: email, error: "The email or password is not right.", status: .unauthorized, returnTo: returnTo)
         case .signedIn(let account):
-            return try await startSession(for: account)
+            return try await startSession(for: account, returnTo: returnTo)
         }
     }
 
@@ -68,7 +70,7 @@ struct WebController<Context: RequestContext> {
         let email = form["email"] ?? ""
         let hash: String
         do {
-            hash = try PasswordHashing.hash(form.values["password"] ?? "")
+            hash = try await PasswordHasher.hash(form.values["password"] ?? "")
         } catch {
             return try await signUpForm(email: email, error: "The password needs at least \(PasswordHashing.minimumLength) characters.",
                                         status: .badRequest)
@@ -142,9 +144,9 @@ struct WebController<Context: RequestContext> {
 
     // MARK: Helpers
 
-    private func startSession(for account: AccountModel) async throws -> Response {
+    private func startSession(for account: AccountModel, returnTo: String? = nil) async throws -> Response {
         let token = try await sessions.create(accountID: try account.requireID())
-        var response = Self.seeOther("/account")
+        var response = Self.seeOther(returnTo ?? "/account")
         response.headers[.setCookie] = Cookie(name: WebSessionStore.cookieName, value: token, maxAge: Int(sessions.lifetime), path: "/",
                                               secure: secure, httpOnly: true, sameSite: .lax).description
         return response
@@ -158,8 +160,10 @@ struct WebController<Context: RequestContext> {
         return form
     }
 
-    private func signInForm(email: String, error: String?, status: HTTPResponse.Status, extraHeaders: HTTPFields = [:]) async throws -> Response {
-        try await formPage("sign-in", ["title": "Sign in", "action": "/signin", "email": email, "hidden": [[String: String]](),
+    private func signInForm(email: String, error: String?, status: HTTPResponse.Status, extraHeaders: HTTPFields = [:],
+                            returnTo: String? = nil) async throws -> Response {
+        try await formPage("sign-in", ["title": "Sign in", "action": "/signin", "email": email,
+                                       "hidden": returnTo.map { [["name": "return", "value": $0]] } ?? [[String: String]](),
                                        "signUp": config.signUpEnabled], error: error, status: status, extraHeaders: extraHeaders)
     }
 

@@ -1,0 +1,48 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// The token endpoint's success answer (RFC 6749 §5.1, RFC 8693 §2.2.1), as Apple's example shows it
+/// (seed 001): `token_type`, `issued_token_type`, `expires_in`, `access_token`, `scope`, `refresh_token`.
+struct OAuthTokenResponse: Codable, Equatable {
+    static let accessTokenType = "urn:ietf:params:oauth:token-type:access_token"
+
+    var accessToken: String
+    var tokenType = "Bearer"
+    var issuedTokenType = Self.accessTokenType
+    var expiresIn: Int
+    var refreshToken: String
+    var scope: String
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case issuedTokenType = "issued_token_type"
+        case expiresIn = "expires_in"
+        case refreshToken = "refresh_token"
+        case scope
+    }
+
+    init(pair: TokenPair) {
+        accessToken = pair.accessToken
+        expiresIn = pair.expiresIn
+        refreshToken = pair.refreshToken
+        scope = pair.scope
+    }
+
+    /// `200`, never cached (RFC 6749 §5.1: `Cache-Control: no-store`, `Pragma: no-cache`).
+    var response: Response {
+        .json(bytes: OAuthJSON.encode(self), cacheControl: "no-store")
+    }
+}
+
+/// The token endpoint's JSON: sorted keys, slashes as they are.
+enum OAuthJSON {
+    static func encode(_ value: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding these flat structs of strings and integers cannot fail.
+        return (try? encoder.encode(value)) ?? Data("{}".utf8)
+    }
+}

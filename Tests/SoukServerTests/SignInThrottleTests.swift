@@ -1,0 +1,140 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import SoukCore
+import SoukServer
+import SoukStore
+import SoukTestSupport
+import Synchronization
+import Testing
+
+/// Sign-in throttling through the real routes (docs/oauth.md, "Throttling"), with the clock held
+/// still: Bcrypt takes as long as the machine makes it, and no answer here may depend on that.
+@Suite struct SignInThrottleTests {
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+
+    /// A clock the tests move by hand.
+    final class Clock: Sendable {
+        private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        var now: Date { current.withLock { $0 } }
+        func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
+    }
+
+    /// Runs `test` against `buildApplication` on `backend` with `clock` as the throttle's clock.
+    static func server(_ backend: TestBackend, _ mode: TestingSetup = .router, clock: Clock, trustedProxies: [String] = [],
+                       _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let folder = try TemporaryFolder()
+        let (location, drop) = try await backend.makeLocation(dataDir: folder.path)
+        var config = SoukConfig(dataDir: folder.path + "/data", port: 0, publicURL: "https://souk.test", database: location)
+        config.trustedProxies = trustedProxies.compactMap { IPNetwork($0) }
+        let runtime = try await SoukRuntime.open(config, logger: testLogger(), migrate: true)
+        do {
+            try await OAuthTests.prepareAccount(runtime, ServerFixture.StorePaths(folder: folder.path))
+            try await buildApplication(runtime, now: { clock.now }).test(mode, test)
+        } catch {
+            await runtime.close()
+            await drop()
+            folder.remove()
+            throw error
+        }
+        await runtime.close()
+        await drop()
+        folder.remove()
+    }
+
+    /// The website's sign-in form posted with `email` and `password`; the answer's status and `Retry-After`.
+    static func webSignIn(_ client: any TestClientProtocol, email: String = "ada@example.com", password: String = "wrong password",
+                          forwardedFor: String? = nil) async throws -> (HTTPResponse.Status, Int?) {
+        let page = try await client.execute(uri: "/signin", method: .get)
+        let (cookie, fields) = try OAuthTests.signInForm(page)
+        var headers = OAuthTests.formHeaders
+        headers[.cookie] = cookie
+        if let forwardedFor { headers[Self.forwardedFor] = forwardedFor }
+        let response = try await client.execute(uri: "/signin", method: .post, headers: headers, body: OAuthTests.form([
+            "csrf_token": fields["csrf_token"] ?? "", "email": email, "password": password,
+        ]))
+        return (response.status, response.headers[.retryAfter].flatMap { Int($0) })
+    }
+
+    @Test(arguments: TestBackend.available)
+    func fiftyConcurrentWrongPasswordsGetAtMostFiveVerdicts(_ backend: TestBackend) async throws {
+        try await Self.server(backend, clock: Clock()) { client in
+            let page = try await client.execute(uri: OAuthTests.authorizeURI(), method: .get)
+            var (cookie, fields) = try OAuthTests.signInForm(page)
+            fields["email"] = "ada@example.com"
+            fields["password"] = "wrong password"
+            var formHeaders = OAuthTests.formHeaders
+            formHeaders[.cookie] = cookie
+            let headers = formHeaders
+            let body = OAuthTests.form(fields)
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { try await client.execute(uri: "/oauth/authorize", method: .post, headers: headers, body: body).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            // Each attempt is counted before its password is checked: racing requests cannot outrun the count.
+            #expect(statuses.filter { $0 == .unauthorized }.count == 5)
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 45)
+        }
+    }
+
+    @Test func anAccountWaitsLongerAfterEachFailureButIsNeverLockedForLong() async throws {
+        let clock = Clock()
+        try await Self.server(.sqlite, clock: clock) { client in
+            for _ in 0..<5 { #expect(try await Self.webSignIn(client).0 == .unauthorized) }
+            // Even the right password waits now, and an unknown account gets the same answer.
+            let (status, wait) = try await Self.webSignIn(client, password: OAuthTests.password)
+            #expect(status == .tooManyRequests)
+            #expect(wait == 1)
+            for _ in 0..<5 { _ = try await Self.webSignIn(client, email: "nobody@example.com") }
+            #expect(try await Self.webSignIn(client, email: "nobody@example.com") == (.tooManyRequests, 1))
+
+            clock.advance(1)
+            #expect(try await Self.webSignIn(client).0 == .unauthorized)
+            #expect(try await Self.webSignIn(client) == (.tooManyRequests, 2))
+            clock.advance(2)
+            #expect(try await Self.webSignIn(client).0 == .unauthorized)
+            #expect(try await Self.webSignIn(client) == (.tooManyRequests, 4))
+            // However many attempts a stranger makes, the owner waits at most 15 minutes after the last.
+            for _ in 0..<10 {
+                clock.advance(900)
+                _ = try await Self.webSignIn(client)
+            }
+            #expect(try await Self.webSignIn(client) == (.tooManyRequests, 900))
+            clock.advance(900)
+            #expect(try await Self.webSignIn(client, password: OAuthTests.password).0 == .seeOther)
+            // A successful sign-in forgets the failures.
+            #expect(try await Self.webSignIn(client).0 == .unauthorized)
+        }
+    }
+
+    @Test func behindATrustedProxyEachForwardedClientHasItsOwnAddressLimit() async throws {
+        try await Self.server(.sqlite, .live, clock: Clock(), trustedProxies: ["127.0.0.1", "::1"]) { client in
+            for index in 0..<20 {
+                let answer = try await Self.webSignIn(client, email: "nobody\(index)@example.com", forwardedFor: "203.0.113.9")
+                #expect(answer.0 == .unauthorized)
+            }
+            let held = try await Self.webSignIn(client, email: "more@example.com", forwardedFor: "203.0.113.9")
+            #expect(held == (.tooManyRequests, 900))
+            // Another client behind the same proxy is not held, and a forged left part changes nothing.
+            let other = try await Self.webSignIn(client, email: "more@example.com", forwardedFor: "198.51.100.7")
+            #expect(other.0 == .unauthorized)
+            let forged = try await Self.webSignIn(client, email: "more@example.com", forwardedFor: "203.0.113.9, 198.51.100.8")
+            #expect(forged.0 == .unauthorized)
+        }
+    }
+
+    @Test func withoutTrustedProxiesXForwardedForIsIgnored() async throws {
+        try await Self.server(.sqlite, .live, clock: Clock()) { client in
+            for index in 0..<20 {
+                let answer = try await Self.webSignIn(client, email: "nobody\(index)@example.com", forwardedFor: "203.0.113.\(index)")
+                #expect(answer.0 == .unauthorized)
+            }
+            // Every request came from 127.0.0.1, whatever the header said.
+            let answer = try await Self.webSignIn(client, email: "more@example.com", forwardedFor: "198.51.100.7")
+            #expect(answer.0 == .tooManyRequests)
+        }
+    }
+}
