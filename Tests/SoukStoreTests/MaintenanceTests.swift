@@ -18,8 +18,8 @@ import Testing
             let expiredPair = try await tokens.exchange(subjectToken: try await tokens.issueInstallGrant(accountID: accountID), clientId: "d").get()
             for _ in 0..<5 { _ = try await sessions.create(accountID: accountID) }
 
-            // 91 days later: the code, the grant, the first tokens and the sessions are long expired.
-            clock.advance(91 * 86_400)
+            // 92 days later (refresh tokens live 90 days, plus a day of grace): the code, the grant, the first tokens and the sessions are long expired.
+            clock.advance(92 * 86_400)
             let livePair = try await tokens.exchange(subjectToken: try await tokens.issueInstallGrant(accountID: accountID), clientId: "d").get()
             let liveSession = try await sessions.create(accountID: accountID)
 

@@ -51,15 +51,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     static func response(_ problem: Problem, request: Request, id: String) -> Response {
-        var object: [String: Any] = [
-            "type": problem.type,
-            "title": problem.status.reasonPhrase,
-            "status": problem.status.code,
-            "detail": problem.detail,
-            "instance": request.uri.path,
-        ]
-        object["requestId"] = id
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        let data = ProblemDetails(type: problem.type, title: problem.status.reasonPhrase, status: problem.status.code,
+                                  detail: problem.detail, instance: request.uri.path, requestId: id).encoded()
         var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
         headers[.contentLength] = String(data.count)
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data))

@@ -1,0 +1,21 @@
+import Foundation
+
+/// RFC 9457 problem details, as Souk writes them (`application/problem+json`).
+struct ProblemDetails: Codable, Sendable, Equatable {
+    /// A URI naming the problem type; `about:blank` when the status says it all.
+    var type: String
+    var title: String
+    var status: Int
+    var detail: String
+    /// The path the problem happened on.
+    var instance: String
+    /// The request id, as in the `X-Request-Id` header and the server's log.
+    var requestId: String
+
+    /// The JSON bytes, keys sorted so that equal problems are equal bytes.
+    func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)) ?? Data()
+    }
+}
