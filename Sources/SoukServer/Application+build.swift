@@ -74,7 +74,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                       signingKeys: runtime.installVerificationKeys)
         .addRoutes(to: router)
     LicenseController(service: LicenseService(runtime: runtime, issuer: runtime.licenseIssuer()), bearer: bearer,
-                      catalog: runtime.catalog, keys: runtime.keys, pages: pages)
+                      catalog: runtime.catalog, keys: runtime.keys, pages: pages, sessions: sessions)
         .addRoutes(to: router)
     AppStoreConnectWebhookController(secret: runtime.config.appStoreConnect.webhookSecret,
                                      store: AppStoreConnectEventStore(database: runtime.database), worker: appStoreConnectWorker)

@@ -163,7 +163,7 @@ final class FakeAppStoreConnect: Sendable {
             #expect(accepted.status == .accepted)
             try await Self.settle(runtime, "evt-1")
             #expect(fake.count("/itunes-assets/") == 1)
-            #expect(try await LicenseStore(database: runtime.database).keyBlob(assetPublicId: "variant-iphone") == "a2V5LWJsb2I=")
+            #expect(try await LicenseStore(database: runtime.database).keyBlob(appleItemId: 6_500_000_001, appleVersionId: 9_000_000_001, assetPublicId: "variant-iphone") == "a2V5LWJsb2I=")
             let app = try await runtime.catalog.app(appleItemId: 6_500_000_001)
             #expect(app.name == "Sample From ASC")  // the app was created from App Store Connect's record
             let restored = try AppDataTests.json(try await AppDataTests.post(client, "restore", Self.restore))

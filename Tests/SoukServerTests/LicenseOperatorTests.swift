@@ -19,8 +19,8 @@ import Testing
         var runtime = try await SoukRuntime.open(SoukConfig(dataDir: folder.path + "/data"), logger: testLogger())
         let account = try await runtime.catalog.requireAccount(email: "lic@example.com")
         let store = LicenseStore(database: runtime.database)
-        let one = try await store.create(accountID: try account.requireID(), appleItemId: 6_500_000_020, appleVersionId: 1, deviceId: "aa", duration: 3600)
-        let two = try await store.create(accountID: try account.requireID(), appleItemId: 6_500_000_020, appleVersionId: 1, deviceId: "bb", duration: 3600)
+        let one = try await store.issued(accountID: try account.requireID(), appleItemId: 6_500_000_020, appleVersionId: 1, deviceId: "aa")
+        let two = try await store.issued(accountID: try account.requireID(), appleItemId: 6_500_000_020, appleVersionId: 1, deviceId: "bb")
         await runtime.close()
 
         try await cli.run(["accounts", "show", "--email", "lic@example.com"] + settings)
@@ -42,7 +42,7 @@ import Testing
         #expect(try await runtime.catalog.requireAccount(email: "lic@example.com").deviceLimit == 3)
         #expect(try await runtime.catalog.marketplace(defaultKeyId: "").installVerificationKeyId == "ROTATED001")
         #expect(try await runtime.installVerificationKeys.activeKeys().keys.sorted() == [0])
-        #expect(try await LicenseStore(database: runtime.database).keyBlob(assetPublicId: "v-1") == "AAEC")
+        #expect(try await LicenseStore(database: runtime.database).keyBlob(appleItemId: 6_500_000_020, appleVersionId: 1, assetPublicId: "v-1") == "AAEC")
         await runtime.close()
     }
 
@@ -51,8 +51,8 @@ import Testing
         try await ServerFixture.with(.sqlite, prepare: { runtime, paths in
             try await AppDataTests.prepare(runtime, paths)
             let account = try await runtime.catalog.requireAccount(email: "ada@example.com")
-            _ = try await LicenseStore(database: runtime.database).create(accountID: try account.requireID(), appleItemId: 1,
-                                                                           appleVersionId: 102, deviceId: "d3v1ce", duration: 3600)
+            _ = try await LicenseStore(database: runtime.database).issued(accountID: try account.requireID(), appleItemId: 1,
+                                                                           appleVersionId: 102, deviceId: "d3v1ce")
             box.value = runtime
         }) { client in
             let session = try #require(try await WebAccountTests.webSignIn(client))
@@ -76,5 +76,17 @@ import Testing
             let after = String(buffer: try await client.execute(uri: "/account", method: .get, headers: [.cookie: session]).body)
             #expect(after.contains("0 device(s)"))
         }
+    }
+}
+
+extension LicenseStore {
+    /// Issues a license without a device limit (test set-up); fails if it is not issued.
+    func issued(accountID: UUID?, appleItemId: UInt64, appleVersionId: UInt64, deviceId: String,
+                duration: TimeInterval = 3600, now: Date = Date()) async throws -> LicenseRecord {
+        guard case .issued(let record, _) = try await issue(accountID: accountID, appleItemId: appleItemId, appleVersionId: appleVersionId,
+                                                             deviceId: deviceId, duration: duration, deviceLimit: 0, now: now) else {
+            throw CatalogError.invalid("not issued")
+        }
+        return record
     }
 }

@@ -61,7 +61,7 @@ final class FakeLicenseSidecar: Sendable {
                 box.value = runtime
             }) { client in
                 let licensing = try await LicenseClient.make(client)
-                let response = try await licensing.request(device: "c0ffee", apps: [(1, 102), (3, 301)])
+                let response = try await licensing.request(device: "c0ffee", apps: [(1, 102), (3, 301)], assets: [1: "variant-1"])
                 #expect(response.status == .ok)
                 let body = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
                 #expect(body["unlicensedApps"] as? [String] == ["3"])  // Souk's policy: taken down

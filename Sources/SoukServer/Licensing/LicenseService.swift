@@ -17,14 +17,7 @@ public struct LicenseService: Sendable {
     }
 
     /// Why an app got no license (recorded in logs; the device only sees `unlicensedApps`).
-    public enum Refusal: String, Sendable {
-        case unknownApp = "unknown app"
-        case unavailable = "app taken down or removed"
-        case versionUnavailable = "version not offered"
-        case accountRequired = "account required"
-        case accountDisabled = "account disabled"
-        case deviceLimit = "device limit reached"
-    }
+    public typealias Refusal = LicenseRefusal
 
     public struct Issued: Sendable {
         public var license: [UInt8]
@@ -36,53 +29,70 @@ public struct LicenseService: Sendable {
         TimeInterval((app.access == .account ? runtime.config.licensing.accountHours : runtime.config.licensing.publicHours) * 3600)
     }
 
-
-    /// Opens the envelope with the encryption key; a 400 for anything that does not decrypt.
+    /// Opens the envelope with the encryption key; `LicenseCrypto.Undecryptable` for anything that
+    /// does not decrypt.
     func open(_ request: [UInt8], licenseKey: [UInt8]) throws -> [UInt8] {
         try LicenseCrypto.open(request: request, licenseKey: licenseKey, with: runtime.keys.licenseEncryptionKey)
     }
 
-    /// A dynamic license request (spec §3.1). The caller has applied the bearer rules.
-    public func create(_ body: LicenseRequestBody, accountID: UUID?, now: Date = Date()) async throws -> Issued {
+    /// A dynamic license request (spec §3.1). The caller has applied the bearer rules; `clientId` is
+    /// the OAuth client of the bearer token (the device, for the install ledger). Database errors are
+    /// thrown, never turned into refusals.
+    public func create(_ body: LicenseRequestBody, accountID: UUID?, clientId: String? = nil, now: Date = Date()) async throws -> Issued {
         let opaque = try open(body.licenseRequest, licenseKey: body.licenseKey)
         let ask = try await issuer.read(opaque, action: .create)
         let apps = try await runtime.catalogIndex.apps(body.apps.map(\.appleItemId))
-        var account: AccountModel?
-        var liveDevices: Set<String> = []
-        if let accountID {
-            account = try await runtime.catalog.account(id: accountID)
-            liveDevices = try await store.liveDevices(accountID: accountID, now: now)
-        }
+        let account = try await accountID.asyncMap { try await runtime.catalog.account(id: $0) } ?? nil
+        // A token of an account deleted since is treated like a disabled account.
+        let asker: LicenseEligibility.Asker = accountID == nil ? .anonymous : .account(disabled: account?.disabled ?? true)
         var grants: [LicenseGrant] = []
         var refusals: [UInt64: Refusal] = [:]
         for (appleItemId, wanted) in body.apps where refusals[appleItemId] == nil && !grants.contains(where: { $0.appleItemId == appleItemId }) {
-            let refuse = { (reason: Refusal) in refusals[appleItemId] = reason }
-            guard let app = apps[appleItemId] else { refuse(.unknownApp); continue }
-            guard app.availability == .available else { refuse(.unavailable); continue }
+            let app = apps[appleItemId]
             let version: CatalogVersion
-            if let requested = wanted.appleVersionId {
-                guard let match = app.versions.first(where: { $0.appleVersionId == requested }) else { refuse(.versionUnavailable); continue }
-                version = match
-            } else {
-                guard let newest = app.versions.first else { refuse(.versionUnavailable); continue }
-                version = newest
+            switch LicenseEligibility.decide(app: app, requestedVersion: wanted.appleVersionId, asker: asker) {
+            case .refused(let reason):
+                refusals[appleItemId] = reason
+                continue
+            case .eligible(let eligible):
+                version = eligible
             }
-            if app.access == .account, account == nil { refuse(.accountRequired); continue }
-            if let account {
-                guard !account.disabled else { refuse(.accountDisabled); continue }
-                let limit = runtime.config.licensing.deviceLimit(for: account)
-                if limit > 0, !liveDevices.contains(ask.deviceId), liveDevices.count >= limit { refuse(.deviceLimit); continue }
+            guard let app else { continue }  // an eligible app is a known one
+            // The key blob of the variant the device chose, only if it is this version's own.
+            let match = try await wanted.assetPublicId.asyncMap {
+                try await store.asset($0, appleItemId: appleItemId, appleVersionId: version.appleVersionId)
             }
-            let record = try await store.create(accountID: accountID, appleItemId: appleItemId, appleVersionId: version.appleVersionId,
-                                                deviceId: ask.deviceId, duration: duration(for: app), now: now)
-            liveDevices.insert(ask.deviceId)
-            grants.append(LicenseGrant(licenseId: record.licenseId, appleItemId: appleItemId, appleVersionId: version.appleVersionId,
-                                       assetPublicId: wanted.assetPublicId,
-                                       keyBlob: try await wanted.assetPublicId.asyncMap { try await store.keyBlob(assetPublicId: $0) } ?? nil,
-                                       issuedAt: record.issuedAt, duration: duration(for: app)))
+            guard case .success(let keyBlob) = LicenseEligibility.keyBlob(asset: wanted.assetPublicId, match: match) else {
+                refusals[appleItemId] = .assetNotInVersion
+                continue
+            }
+            let duration = duration(for: app)
+            switch try await grant(appleItemId: appleItemId, version: version, account: account, deviceId: ask.deviceId,
+                                   duration: duration, now: now) {
+            case .deviceLimitReached:
+                refusals[appleItemId] = .deviceLimit
+            case .issued(let record, _):
+                grants.append(LicenseGrant(licenseId: record.licenseId, appleItemId: appleItemId, appleVersionId: version.appleVersionId,
+                                           assetPublicId: wanted.assetPublicId, keyBlob: keyBlob, issuedAt: record.issuedAt, duration: duration))
+            }
+        }
+        if let accountID, let clientId, !grants.isEmpty {
+            // A license is where an install happens on the device's side (spec §0: exchange → license
+            // → restore): record it, so this install's restore still signs the same dtype.
+            try await InstallLedger(database: runtime.database).recordInstalls(accountID: accountID, appleItemIds: grants.map(\.appleItemId),
+                                                                               device: clientId, now: now)
         }
         let license = try await issuer.license(for: ask, request: opaque, action: .create, grants: grants)
         return Issued(license: license, unlicensed: body.apps.map(\.appleItemId).filter { refusals[$0] != nil }.uniqued(), refusals: refusals)
+    }
+
+    /// The per-app grant: the license of (account, app version, device), issued or — while one is
+    /// live — issued again with a new term, unless the account's device limit refuses the device.
+    func grant(appleItemId: UInt64, version: CatalogVersion, account: AccountModel?, deviceId: String,
+               duration: TimeInterval, now: Date) async throws -> LicenseStore.Issue {
+        try await store.issue(accountID: try account?.requireID(), appleItemId: appleItemId, appleVersionId: version.appleVersionId,
+                              deviceId: deviceId, duration: duration,
+                              deviceLimit: account.map { runtime.config.licensing.deviceLimit(for: $0) } ?? 0, now: now)
     }
 
     public struct Renewed: Sendable {
@@ -137,23 +147,43 @@ public struct LicenseService: Sendable {
 }
 
 extension LicenseService {
-    /// Why a license lapsed, for the resolution page (spec §3.3). Names are the app's and account's.
+    /// Why a license lapsed, for the resolution page (spec §3.3).
     public enum Lapse: Sendable, Equatable {
         case appWithdrawn
-        case accountNeeded(app: String)
+        /// Someone who is not signed in as the account the page names: nothing about any account.
+        case signInToSee(app: String)
         case renewOnline(app: String)
-        case unknownAccount(app: String)
         case accountDisabled(account: String)
         case revoked(app: String, reason: String?)
         case deviceLimit(app: String, account: String, used: Int, limit: Int)
         case signInToRenew(app: String)
     }
 
-    /// The most likely reason the license of `appleItemId` lapsed for `email` (or an unnamed person).
-    public func lapse(appleItemId: UInt64, email: String?, now: Date = Date()) async throws -> Lapse {
-        guard let app = try? await runtime.catalog.app(appleItemId: appleItemId), app.availability == .available else { return .appWithdrawn }
-        guard let email else { return app.access == .account ? .accountNeeded(app: app.name) : .renewOnline(app: app.name) }
-        guard let account = try await runtime.catalog.account(email: email) else { return .unknownAccount(app: app.name) }
+    /// Who looks at the resolution page.
+    public enum Viewer: Sendable {
+        /// Not signed in as the account in question; `namedAccount`: the link names one.
+        case stranger(namedAccount: Bool)
+        /// A website session of the account the page is about.
+        case owner(AccountModel)
+    }
+
+    /// The most likely reason the license of `appleItemId` lapsed. Only the account's own session
+    /// learns anything about an account; a database error is thrown, never a verdict.
+    public func lapse(appleItemId: UInt64, viewer: Viewer, now: Date = Date()) async throws -> Lapse {
+        let app: AppModel
+        do {
+            app = try await runtime.catalog.app(appleItemId: appleItemId)
+        } catch CatalogError.notFound {
+            return .appWithdrawn
+        }
+        guard app.availability == .available else { return .appWithdrawn }
+        let account: AccountModel
+        switch viewer {
+        case .stranger(let namedAccount):
+            return namedAccount || app.access == .account ? .signInToSee(app: app.name) : .renewOnline(app: app.name)
+        case .owner(let owner):
+            account = owner
+        }
         guard !account.disabled else { return .accountDisabled(account: account.email) }
         let accountID = try account.requireID()
         let latest = try await store.list(accountID: accountID, appleItemId: appleItemId, limit: 1).first

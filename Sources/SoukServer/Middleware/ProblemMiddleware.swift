@@ -43,6 +43,13 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                                  request: request, id: context.id)
         } catch let error as any HTTPResponseError {
             return try error.response(from: request, context: context)
+        } catch let error where DatabaseUnavailable.matches(error) {
+            // An outage is never a verdict: the client is told to come back, not that a thing is gone.
+            context.logger.error("database unavailable", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            var response = Self.response(Problem(.serviceUnavailable, "The service is briefly unavailable. Try again shortly."),
+                                         request: request, id: context.id)
+            response.headers[.retryAfter] = "5"
+            return response
         } catch {
             context.logger.error("unexpected error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
             return Self.response(Problem(.internalServerError, "Something went wrong on our side. Quote request id \(context.id)."),

@@ -21,6 +21,7 @@ public struct LicenseRecord: Sendable, Equatable {
 }
 
 /// Licenses, their renewal and revocation, and the per-variant key blobs App License Delivery needs.
+/// Issuing is in `LicenseStore+Issue.swift`, key blobs in `+KeyBlobs`, pruning in `+Cleanup`.
 public struct LicenseStore: Sendable {
     let database: SoukDatabase
 
@@ -30,28 +31,6 @@ public struct LicenseStore: Sendable {
 
     static let columns = ["license_id", "account_id", "apple_item_id", "apple_version_id", "device_id", "issued_at",
                           "expires_at", "renewals", "revoked_at", "revoked_reason"]
-
-    /// Records a new license with a fresh random id.
-    public func create(accountID: UUID?, appleItemId: UInt64, appleVersionId: UInt64, deviceId: String,
-                       duration: TimeInterval, now: Date = Date()) async throws -> LicenseRecord {
-        for _ in 0..<5 {
-            let record = LicenseRecord(licenseId: UInt64.random(in: 1...UInt64(Int64.max)), accountID: accountID, appleItemId: appleItemId,
-                                       appleVersionId: appleVersionId, deviceId: deviceId, issuedAt: now,
-                                       expiresAt: now.addingTimeInterval(duration), renewals: 0)
-            do {
-                try await database.sql.insert(into: "licenses")
-                    .columns("license_id", "account_id", "apple_item_id", "apple_version_id", "device_id", "issued_at", "expires_at", "renewals")
-                    .values(SQLBind(Int64(record.licenseId)), SQLBind(accountID), SQLBind(AppleIDColumn.store(appleItemId)),
-                            SQLBind(AppleIDColumn.store(appleVersionId)), SQLBind(deviceId), SQLBind(now), SQLBind(record.expiresAt), SQLBind(0))
-                    .run()
-                return record
-            } catch {
-                // A clash of random 63-bit ids: try another one. Anything else is real.
-                if try await licenses(ids: [record.licenseId])[record.licenseId] == nil { throw error }
-            }
-        }
-        throw CatalogError.invalid("could not find a free license id")
-    }
 
     public func licenses(ids: [UInt64]) async throws -> [UInt64: LicenseRecord] {
         let valid = ids.filter { $0 > 0 && $0 <= UInt64(Int64.max) }
@@ -141,22 +120,5 @@ public struct LicenseStore: Sendable {
             renewals: try row.decode(column: "renewals", as: Int.self),
             revokedAt: try row.decode(column: "revoked_at", as: Date?.self),
             revokedReason: try row.decode(column: "revoked_reason", as: String?.self))
-    }
-
-    // MARK: Key blobs
-
-    /// The `alternativeDistributionKeyBlob` of a package variant, by the variant's `assetPublicId`.
-    public func keyBlob(assetPublicId: String) async throws -> String? {
-        try await database.sql.select().column("key_blob").from("package_key_blobs")
-            .where("asset_public_id", .equal, assetPublicId).first()?.decode(column: "key_blob", as: String.self)
-    }
-
-    public func setKeyBlob(assetPublicId: String, appleItemId: UInt64, appleVersionId: UInt64, keyBlob: String) async throws {
-        try await database.sql.delete(from: "package_key_blobs").where("asset_public_id", .equal, assetPublicId).run()
-        try await database.sql.insert(into: "package_key_blobs")
-            .columns("id", "asset_public_id", "apple_item_id", "apple_version_id", "key_blob")
-            .values(SQLBind(UUID()), SQLBind(assetPublicId), SQLBind(AppleIDColumn.store(appleItemId)),
-                    SQLBind(AppleIDColumn.store(appleVersionId)), SQLBind(keyBlob))
-            .run()
     }
 }

@@ -29,5 +29,6 @@ enum SoukMigrations {
         UpdateAppVersionAddWithdrawnReason(),
         CreateLookupIndexesAndLeases(),
         UpdateLoginThrottleAddBackoff(),
+        UpdateLicenseAddIndexes(),
     ]
 }

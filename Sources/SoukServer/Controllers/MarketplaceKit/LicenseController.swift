@@ -4,13 +4,15 @@ import SoukCore
 import SoukStore
 
 /// The license endpoints of `/.well-known/marketplace-kit` (spec §3): dynamic licenses, renewals
-/// and the resolution page. Malformed or undecryptable requests are 400s, never 500s.
+/// and the resolution page. Malformed or undecryptable requests are 400s, never 500s; a database
+/// that fails is a 503 (`ProblemMiddleware`), never a refusal.
 struct LicenseController<Context: RequestContext> {
     let service: LicenseService
     let bearer: BearerAuthenticator
     let catalog: CatalogStore
     let keys: SoukKeys
     let pages: Pages
+    let sessions: WebSessionStore
 
     static var maxBody: Int { 1 << 20 }
 
@@ -25,13 +27,18 @@ struct LicenseController<Context: RequestContext> {
     }
 
     /// Runs `work`, turning what the device got wrong into 400s and a failing issuer into a 502.
+    /// Whatever fails from the RSA step on — key, padding, length, content — answers the one
+    /// `UnreadableLicenseRequest`, so the answer says nothing about the plaintext (no padding
+    /// oracle); the reason goes to the log only.
     func answering<T>(_ context: Context, _ work: () async throws -> T) async throws -> T {
         do {
             return try await work()
         } catch let error as LicenseCrypto.Undecryptable {
-            throw Problem(.badRequest, error.description)
+            context.logger.notice("license request refused", metadata: ["reason": "\(error.description)"])
+            throw UnreadableLicenseRequest()
         } catch LicenseIssuerError.unreadable(let message) {
-            throw Problem(.badRequest, message)
+            context.logger.notice("license request refused", metadata: ["reason": "\(message)"])
+            throw UnreadableLicenseRequest()
         } catch LicenseIssuerError.unavailable(let message) {
             context.logger.error("license issuer failed", metadata: ["error": "\(message)"])
             throw Problem(.badGateway, "Licenses cannot be issued right now. Try again later.")
@@ -49,13 +56,13 @@ struct LicenseController<Context: RequestContext> {
         let identity = try await bearer.optionalBearer(request)
         if identity == nil {
             let apps = try await service.runtime.catalogIndex.apps(parsed.apps.map(\.appleItemId))
-            if apps.values.contains(where: { $0.availability == .available && $0.access == .account }) {
+            if apps.values.contains(where: \.requiresAccount) {
                 throw BearerChallenge(status: .unauthorized, realm: bearer.realm)
             }
         }
-        let issued = try await answering(context) { try await service.create(parsed, accountID: identity?.accountID) }
+        let issued = try await answering(context) { try await service.create(parsed, accountID: identity?.accountID, clientId: identity?.clientId) }
         if !issued.refusals.isEmpty {
-            context.logger.info("licenses refused", metadata: ["refusals": "\(issued.refusals.map { "\($0.key): \($0.value.rawValue)" })"])
+            context.logger.info("licenses refused", metadata: ["refusals": "\(issued.refusals.map { "\($0.key): \($0.value.rawValue)" }.sorted())"])
         }
         return .json(["license": Data(issued.license).base64EncodedString(), "unlicensedApps": issued.unlicensed.map(String.init)],
                      cacheControl: "no-store")
@@ -76,7 +83,9 @@ struct LicenseController<Context: RequestContext> {
     // MARK: Resolution page
 
     /// `GET /license/resolve?account=&appleItemID=&appleVersionID=` (spec §3.3): why the license
-    /// lapsed, in plain words, and what fixes it.
+    /// lapsed, in plain words, and what fixes it. Only a website session of the account the link
+    /// names (or, without `account`, the signed-in account) sees anything about an account; anyone
+    /// else gets the same page whether the account exists or not, and a sign-in link back here.
     func resolve(_ request: Request, _ context: Context) async throws -> Response {
         let query = request.uri.queryParameters
         let marketplace = try await catalog.marketplaceName(keys: keys)
@@ -90,20 +99,30 @@ struct LicenseController<Context: RequestContext> {
                         action: ("Browse apps", "/apps"), status: .badRequest)
         }
         let email = query["account"].map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
-        let signIn = (label: "Sign in to \(marketplace)", href: "/signin")
-        switch try await service.lapse(appleItemId: appleItemId, email: email.isEmpty ? nil : email) {
+        let session = try await sessions.session(for: request)
+        let viewer: LicenseService.Viewer
+        if let session, email.isEmpty || AccountModel.normalize(email: email) == session.account.email {
+            viewer = .owner(session.account)
+        } else {
+            viewer = .stranger(namedAccount: !email.isEmpty)
+        }
+        let signIn = (label: "Sign in to \(marketplace)", href: SignInReturn.signInURL(returningTo: request.uri.path, query: request.uri.query))
+        switch try await service.lapse(appleItemId: appleItemId, viewer: viewer) {
         case .appWithdrawn:
             return page("This app is no longer available",
                         "It was withdrawn from \(marketplace), so its license cannot be renewed. The app cannot be opened any more; you can delete it.",
                         action: ("Browse other apps", "/apps"))
-        case .accountNeeded(let app):
-            return page("Sign in to keep using \(app)", "\(app) needs a \(marketplace) account. Sign in, then open the app again.", action: signIn)
+        case .signInToSee(let app) where session != nil:
+            return page("Sign in with the account you installed \(app) with",
+                        "This browser is signed in to \(marketplace) with another account. Sign out in your account, then sign in with the account you installed \(app) with to see why its license lapsed.",
+                        action: ("Open your account", "/account"))
+        case .signInToSee(let app):
+            return page("Sign in to keep using \(app)",
+                        "Sign in to \(marketplace) with the account you installed \(app) with to see why its license lapsed and what fixes it. Then open the app again.",
+                        action: signIn)
         case .renewOnline(let app):
             return page("\(app) needs a fresh license",
                         "Connect to the internet and open \(app) again; your device renews its license by itself.", action: nil)
-        case .unknownAccount(let app):
-            return page("Sign in to keep using \(app)", "There is no \(marketplace) account for \(email). Sign in with the account you installed the app with.",
-                        action: signIn)
         case .accountDisabled(let account):
             return page("Your account is disabled", "The account \(account) was disabled, so its licenses are not renewed. Contact \(marketplace) support.",
                         action: nil)
@@ -118,7 +137,22 @@ struct LicenseController<Context: RequestContext> {
         case .signInToRenew(let app):
             return page("Sign in to renew \(app)",
                         "Your device could not renew the license for \(app). Sign in to \(marketplace) on this device, then open the app again.",
-                        action: signIn)
+                        action: ("Open your account", "/account"))
         }
+    }
+}
+
+/// The one answer to a license envelope that cannot be read after the RSA step: the same status
+/// and the same body bytes whatever went wrong (no request id, no detail), so that a device — or
+/// an attacker — cannot tell bad padding from bad content.
+struct UnreadableLicenseRequest: HTTPResponseError {
+    var status: HTTPResponse.Status { .badRequest }
+
+    static let body = #"{"detail":"The license request cannot be read.","status":400,"title":"Bad Request","type":"about:blank"}"#
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
+        headers[.contentLength] = String(Self.body.utf8.count)
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: Self.body)))
     }
 }
