@@ -37,7 +37,7 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "souk",
-            dependencies: ["SoukServer"],
+            dependencies: ["SoukCLI"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -81,10 +81,35 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "SoukCLI",
+            dependencies: [
+                "SoukServer", "SoukStore", "SoukCore", "SoukIntegrations",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SoukIntegrations",
+            dependencies: [
+                "SoukCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "SoukServer",
             dependencies: [
                 "SoukCore",
                 "SoukStore",
+                "SoukIntegrations",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -93,7 +118,6 @@ let package = Package(
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -139,9 +163,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "SoukCLITests",
+            dependencies: [
+                "SoukCLI", "SoukServer", "SoukStore", "SoukCore", "SoukTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SoukServerTests",
             dependencies: [
-                "SoukServer", "SoukStore", "SoukCore", "SoukTestSupport",
+                "SoukServer", "SoukCLI", "SoukIntegrations", "SoukStore", "SoukCore", "SoukTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -73,7 +73,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                       ledger: InstallLedger(database: runtime.database), bearer: bearer, keys: runtime.keys,
                       signingKeys: runtime.installVerificationKeys)
         .addRoutes(to: router)
-    LicenseController(service: LicenseService(runtime: runtime, issuer: runtime.licenseIssuer()), bearer: bearer,
+    LicenseController(service: LicenseService(runtime: runtime, issuer: runtime.licenseIssuer()), index: runtime.catalogIndex, bearer: bearer,
                       catalog: runtime.catalog, keys: runtime.keys, pages: pages, sessions: sessions)
         .addRoutes(to: router)
     AppStoreConnectWebhookController(secret: runtime.config.appStoreConnect.webhookSecret,

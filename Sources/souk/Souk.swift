@@ -1,6 +1,6 @@
-import SoukServer
+import SoukCLI
 
-/// The `souk` executable: everything lives in `SoukServer`'s `SoukCommand`.
+/// The `souk` executable: every command lives in `SoukCLI`'s `SoukCommand`.
 @main
 struct Souk {
     static func main() async {

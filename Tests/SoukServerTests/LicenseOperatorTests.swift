@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import SoukCLI
 import SoukServer
 import SoukStore
 import SoukTestSupport
@@ -12,10 +13,9 @@ import Testing
     @Test func operatorCommandsRevokeLicensesSetLimitsAndRotateKeys() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let cli = CLITests()
         let settings = ["--data-dir", folder.path + "/data"]
-        try await cli.run(["apps", "create", "--apple-item-id", "6500000020", "--bundle-id", "org.example.l", "--name", "L"] + settings)
-        try await cli.run(["accounts", "create", "--email", "lic@example.com", "--password", "correct horse"] + settings)
+        try await SoukCommand.run(["apps", "create", "--apple-item-id", "6500000020", "--bundle-id", "org.example.l", "--name", "L"] + settings)
+        try await SoukCommand.run(["accounts", "create", "--email", "lic@example.com", "--password", "correct horse"] + settings)
         var runtime = try await SoukRuntime.open(SoukConfig(dataDir: folder.path + "/data"), logger: testLogger())
         let account = try await runtime.catalog.requireAccount(email: "lic@example.com")
         let store = LicenseStore(database: runtime.database)
@@ -23,16 +23,16 @@ import Testing
         let two = try await store.issued(accountID: try account.requireID(), appleItemId: 6_500_000_020, appleVersionId: 1, deviceId: "bb")
         await runtime.close()
 
-        try await cli.run(["accounts", "show", "--email", "lic@example.com"] + settings)
-        try await cli.run(["licenses", "list", "--email", "lic@example.com"] + settings)
-        try await cli.run(["licenses", "revoke", "--device-id", "AA", "--reason", "lost phone"] + settings)
-        try await cli.run(["accounts", "set-device-limit", "--email", "lic@example.com", "--limit", "3"] + settings)
-        await #expect(throws: (any Error).self) { try await cli.run(["licenses", "revoke"] + settings) }
-        await #expect(throws: (any Error).self) { try await cli.run(["accounts", "set-device-limit", "--email", "lic@example.com", "--limit", "-1"] + settings) }
-        try await cli.run(["keys", "rotate", "--key-id", "ROTATED001"] + settings)
-        try await cli.run(["keys", "rotate", "--apple-item-id", "6500000020"] + settings)
-        try await cli.run(["keys", "retire", "--apple-item-id", "6500000020"] + settings)
-        try await cli.run(["packages", "set-key-blob", "--asset-public-id", "v-1", "--apple-item-id", "6500000020",
+        try await SoukCommand.run(["accounts", "show", "--email", "lic@example.com"] + settings)
+        try await SoukCommand.run(["licenses", "list", "--email", "lic@example.com"] + settings)
+        try await SoukCommand.run(["licenses", "revoke", "--device-id", "AA", "--reason", "lost phone"] + settings)
+        try await SoukCommand.run(["accounts", "set-device-limit", "--email", "lic@example.com", "--limit", "3"] + settings)
+        await #expect(throws: (any Error).self) { try await SoukCommand.run(["licenses", "revoke"] + settings) }
+        await #expect(throws: (any Error).self) { try await SoukCommand.run(["accounts", "set-device-limit", "--email", "lic@example.com", "--limit", "-1"] + settings) }
+        try await SoukCommand.run(["keys", "rotate", "--key-id", "ROTATED001"] + settings)
+        try await SoukCommand.run(["keys", "rotate", "--apple-item-id", "6500000020"] + settings)
+        try await SoukCommand.run(["keys", "retire", "--apple-item-id", "6500000020"] + settings)
+        try await SoukCommand.run(["packages", "set-key-blob", "--asset-public-id", "v-1", "--apple-item-id", "6500000020",
                            "--apple-version-id", "1", "--key-blob", "AAEC"] + settings)
 
         runtime = try await SoukRuntime.open(SoukConfig(dataDir: folder.path + "/data"), logger: testLogger())

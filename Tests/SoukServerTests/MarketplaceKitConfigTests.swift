@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import SoukCLI
 import SoukServer
 import SoukStore
 import SoukTestSupport

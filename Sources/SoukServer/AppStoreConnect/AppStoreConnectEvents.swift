@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import SoukCore
+import SoukIntegrations
 import SoukStore
 
 /// Carries out App Store Connect notifications from the `asc_events` queue: ingests new package

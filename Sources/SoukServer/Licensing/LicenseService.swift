@@ -1,5 +1,6 @@
 import Foundation
 import SoukCore
+import SoukIntegrations
 import SoukStore
 import _CryptoExtras
 
@@ -218,12 +219,5 @@ extension Array where Element: Hashable {
     func uniqued() -> [Element] {
         var seen: Set<Element> = []
         return filter { seen.insert($0).inserted }
-    }
-}
-
-extension Optional {
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import SoukStore
 
 /// The developer relationship token of spec §8: an ES256 JWT signed with the marketplace's
 /// alternative distribution key that a developer pastes into App Store Connect to let this
@@ -36,7 +37,7 @@ extension SoukRuntime {
     public func developerRelationshipToken(developerId: String) async throws -> String {
         let marketplace = try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)
         guard marketplace.appleItemId != 0 else {
-            throw CommandFailure("the marketplace has no AppleItemID yet: souk marketplace set --apple-item-id N")
+            throw CatalogError.invalid("the marketplace has no AppleItemID yet: souk marketplace set --apple-item-id N")
         }
         return try await installVerificationKeys.signWithMarketplaceKey(
             DeveloperRelationshipClaims(marketplaceAppleItemId: marketplace.appleItemId, developerId: developerId, issuedAt: Date()))

@@ -5,7 +5,7 @@ import SoukStore
 
 /// Sweeps expired rows (`Cleanup`) every `interval` in a running server. With several processes on
 /// one PostgreSQL, the sweep is claimed through a `MaintenanceLease`, so one process runs it at a time.
-struct CleanupService: Service {
+public struct CleanupService: Service {
     /// The lease name, shared with `souk maintenance cleanup`.
     static let job = "cleanup"
 
@@ -16,7 +16,14 @@ struct CleanupService: Service {
     /// Who this process is, in the lease table.
     let holder = "serve-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
 
-    func run() async throws {
+    public init(cleanup: Cleanup, lease: MaintenanceLease, interval: Duration, logger: Logger) {
+        self.cleanup = cleanup
+        self.lease = lease
+        self.interval = interval
+        self.logger = logger
+    }
+
+    public func run() async throws {
         guard interval > .zero else { return }
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
@@ -33,7 +40,7 @@ struct CleanupService: Service {
 
     /// One sweep, when this process gets the lease; answers nil when another process holds it.
     @discardableResult
-    func sweepOnce() async throws -> [(name: String, removed: Int)]? {
+    public func sweepOnce() async throws -> [(name: String, removed: Int)]? {
         guard try await lease.claim(Self.job, holder: holder, for: 600) else { return nil }
         let report = try await cleanup.run()
         try await lease.release(Self.job, holder: holder)

@@ -6,8 +6,12 @@ import SoukStore
 /// Fills an empty catalog with a demo marketplace: three apps (two public, one for signed-in
 /// accounts), each with two versions imported from real sample packages, and one demo account
 /// whose random password is shown once.
-struct DemoSeeder {
+public struct DemoSeeder {
     let runtime: SoukRuntime
+
+    public init(runtime: SoukRuntime) {
+        self.runtime = runtime
+    }
 
     static let demoEmail = "demo@souk.example"
     static let marketplaceAppleItemId: UInt64 = 6_446_000_000
@@ -36,12 +40,12 @@ struct DemoSeeder {
     ]
 
     /// What seeding did, for the operator.
-    enum Outcome {
+    public enum Outcome {
         /// `password` is nil when the demo account already existed (its password is unchanged).
         case seeded(password: String?)
         case alreadyPopulated
 
-        func lines(publicURL: String) -> [String] {
+        public func lines(publicURL: String) -> [String] {
             switch self {
             case .alreadyPopulated:
                 return ["  demo         the catalog already has apps; nothing seeded"]
@@ -56,7 +60,7 @@ struct DemoSeeder {
         }
     }
 
-    func seedIfEmpty() async throws -> Outcome {
+    public func seedIfEmpty() async throws -> Outcome {
         let catalog = runtime.catalog
         guard try await catalog.apps().isEmpty else { return .alreadyPopulated }
         let marketplace = try await catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId)

@@ -8,6 +8,8 @@ import SoukStore
 /// that fails is a 503 (`ProblemMiddleware`), never a refusal.
 struct LicenseController<Context: RequestContext> {
     let service: LicenseService
+    /// The catalog in memory, for the sign-in rule before the envelope is opened.
+    let index: CatalogIndex
     let bearer: BearerAuthenticator
     let catalog: CatalogStore
     let keys: SoukKeys
@@ -55,7 +57,7 @@ struct LicenseController<Context: RequestContext> {
         // The same rules as restore: public apps need no token; an available account app does.
         let identity = try await bearer.optionalBearer(request)
         if identity == nil {
-            let apps = try await service.runtime.catalogIndex.apps(parsed.apps.map(\.appleItemId))
+            let apps = try await index.apps(parsed.apps.map(\.appleItemId))
             if apps.values.contains(where: \.requiresAccount) {
                 throw BearerChallenge(status: .unauthorized, realm: bearer.realm)
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SoukServer
 
 /// `souk demo seed`: a demo marketplace in an empty store.
 struct DemoCommand: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SoukServer
 
 /// `souk migrate`: applies pending migrations (the only way PostgreSQL's schema changes).
 struct MigrateCommand: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SoukServer
 
 /// `souk`: the server and its operator commands.
 public struct SoukCommand: AsyncParsableCommand {
@@ -13,4 +14,17 @@ public struct SoukCommand: AsyncParsableCommand {
     )
 
     public init() {}
+}
+
+extension SoukCommand {
+    /// Parses and runs one command line in this process, throwing what the command throws (tests,
+    /// and programs that embed Souk's commands). `main` would print the error and exit instead.
+    public static func run(_ arguments: [String]) async throws {
+        var command = try parseAsRoot(arguments)
+        if var asyncCommand = command as? any AsyncParsableCommand {
+            try await asyncCommand.run()
+        } else {
+            try command.run()
+        }
+    }
 }

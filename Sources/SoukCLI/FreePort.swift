@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SoukServer
 
 /// Asks the kernel for a free TCP port on `host` (IPv4), so `--port 0` can be resolved before the
 /// public URL is derived from it.

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import JWTKit
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 import SoukCore
 
@@ -38,6 +39,7 @@ public struct AppStoreConnectApp: Sendable, Equatable {
 /// A failure talking to App Store Connect, said without secrets.
 public struct AppStoreConnectError: Error, CustomStringConvertible {
     public var description: String
+    public init(description: String) { self.description = description }
 }
 
 /// The App Store Connect API over HTTPS (JSON:API documents, ES256 bearer tokens made from an API
@@ -150,21 +152,5 @@ public struct AppStoreConnectClient: AppStoreConnectAPI {
 
     static func escape(_ component: String) -> String {
         component.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? component
-    }
-}
-
-extension SoukRuntime {
-    /// The App Store Connect API client the settings describe, or nil when no API key is set.
-    public func appStoreConnectClient() throws -> (any AppStoreConnectAPI)? {
-        let settings = config.appStoreConnect
-        guard let keyId = settings.keyId, let issuerId = settings.issuerId, let path = settings.privateKeyPath else { return nil }
-        let pem: String
-        do {
-            pem = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw StartupError("cannot read the App Store Connect API key at \(path)")
-        }
-        return AppStoreConnectClient(baseURL: settings.baseURL,
-                                     credentials: .init(keyId: keyId, issuerId: issuerId, privateKeyPEM: pem))
     }
 }

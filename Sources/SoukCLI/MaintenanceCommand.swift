@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SoukStore
+import SoukServer
 
 /// `souk maintenance …`: housekeeping a running server also does by itself.
 struct MaintenanceCommand: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import Foundation
+import SoukServer
 
 /// Plain aligned columns for operator output.
 struct Table {

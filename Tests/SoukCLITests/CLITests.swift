@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoukCLI
 import SoukServer
 import SoukStore
 import SoukTestSupport
@@ -8,12 +9,7 @@ import Testing
 /// Runs operator commands in-process, exactly as `souk …` parses them.
 @Suite struct CLITests {
     func run(_ arguments: [String]) async throws {
-        var command = try SoukCommand.parseAsRoot(arguments)
-        if var asyncCommand = command as? any AsyncParsableCommand {
-            try await asyncCommand.run()
-        } else {
-            try command.run()
-        }
+        try await SoukCommand.run(arguments)
     }
 
     /// The common settings for a backend: a data folder, and a fresh PostgreSQL database when asked.

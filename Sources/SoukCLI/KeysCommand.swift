@@ -2,6 +2,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import SoukStore
+import SoukServer
 
 /// `souk keys …`: public keys and certificate fingerprints (never private material), and the
 /// rotation of install verification keys.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SoukCore
 import SoukStore
+import SoukServer
 
 extension AccessPolicy: ExpressibleByArgument {}
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SoukStore
+import SoukServer
 
 /// `souk marketplace …`: the marketplace's own identity.
 struct MarketplaceCommand: AsyncParsableCommand {

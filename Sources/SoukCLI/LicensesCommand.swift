@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SoukStore
+import SoukServer
 
 extension AccountsCommand {
     struct Show: AsyncParsableCommand {

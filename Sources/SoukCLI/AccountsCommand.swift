@@ -6,6 +6,7 @@ import SoukStore
 #if canImport(Glibc)
 import Glibc
 #endif
+import SoukServer
 
 /// `souk accounts …`: people who sign in.
 struct AccountsCommand: AsyncParsableCommand {
@@ -98,25 +99,6 @@ private func setDisabled(_ disabled: Bool, email: String, settings: SettingsOpti
             try await WebSessionStore(database: runtime.database).deleteAll(accountID: try account.requireID())
         }
         print(disabled ? "Disabled \(account.email) and signed it out everywhere" : "Enabled \(account.email)")
-    }
-}
-
-/// Password rules and hashing (Bcrypt, cost 12).
-public enum PasswordHashing {
-    public static let minimumLength = 8
-
-    public static func hash(_ password: String) throws -> String {
-        guard password.count >= minimumLength else {
-            throw ValidationError("the password must have at least \(minimumLength) characters")
-        }
-        guard password.utf8.count <= 72 else {
-            throw ValidationError("the password must be at most 72 bytes (Bcrypt's limit)")
-        }
-        return Bcrypt.hash(password, cost: 12)
-    }
-
-    public static func verify(_ password: String, hash: String) -> Bool {
-        Bcrypt.verify(password, hash: hash)
     }
 }
 

@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import SoukCore
 import SoukStore
+import SoukServer
 
 /// `souk bench …`: the pieces `scripts/bench-updates.sh` needs — a large synthetic catalog and the
 /// framework's floor route. Not for production data folders.

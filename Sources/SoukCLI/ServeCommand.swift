@@ -5,6 +5,7 @@ import NIOCore
 #if canImport(Glibc)
 import Glibc
 #endif
+import SoukServer
 
 /// `souk serve`: runs the HTTP server until SIGINT or SIGTERM.
 struct ServeCommand: AsyncParsableCommand {

@@ -7,6 +7,7 @@ import ServiceLifecycle
 import SoukCore
 import SoukStore
 import Synchronization
+import SoukServer
 
 extension BenchCommand {
     /// Update checks answered while a large package is imported in the same process (as the App
