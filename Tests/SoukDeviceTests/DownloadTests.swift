@@ -47,6 +47,19 @@ final class FlakyFileServer: Sendable {
 }
 
 @Suite struct DownloadTests {
+    /// A fresh device in `store` downloads `variant` from the test server on `port`.
+    static func download(_ variant: PackageManifest.Asset, into store: DeviceStore, port: Int) async throws {
+        let http = DeviceHTTP(verbose: false)
+        let device = Device(store: store, state: try store.load(platform: nil, osVersion: nil, model: nil), http: http, output: DeviceOutput(quiet: true))
+        do {
+            try await device.download(base: "http://127.0.0.1:\(port)/", variant: variant)
+        } catch {
+            await http.shutdown()
+            throw error
+        }
+        await http.shutdown()
+    }
+
     @Test func anInterruptedDownloadResumesWithRangeAndIsVerified() async throws {
         let server = FlakyFileServer(size: 300_000)
         let chunk = 65_536
@@ -60,15 +73,7 @@ final class FlakyFileServer: Sendable {
             let port = try #require(client.port)
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
             let store = DeviceStore(folder: folder)
-            let http = DeviceHTTP(verbose: false)
-            let device = Device(store: store, state: try store.load(platform: nil, osVersion: nil, model: nil), http: http, output: DeviceOutput(quiet: true))
-            do {
-                try await device.download(base: "http://127.0.0.1:\(port)/", variant: variant)
-            } catch {
-                await http.shutdown()
-                throw error
-            }
-            await http.shutdown()
+            try await Self.download(variant, into: store, port: port)
             let requests = server.requests.withLock { $0 }
             #expect(requests.count == 2)
             #expect(requests.first == .some(nil))
@@ -167,15 +172,7 @@ extension DownloadTests {
                                             chunkDigests: .init(chunkSize: chunk, digests: digests))
         try await Application(router: server.router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { client in
             let port = try #require(client.port)
-            let http = DeviceHTTP(verbose: false)
-            let device = Device(store: store, state: try store.load(platform: nil, osVersion: nil, model: nil), http: http, output: DeviceOutput(quiet: true))
-            do {
-                try await device.download(base: "http://127.0.0.1:\(port)/", variant: variant)
-            } catch {
-                await http.shutdown()
-                throw error
-            }
-            await http.shutdown()
+            try await Self.download(variant, into: store, port: port)
         }
         // At least a quarter of the file was on disk before the server sent its second half.
         let seen = try #require(server.seenWhileInFlight.withLock { $0 })

@@ -24,9 +24,12 @@ struct ServerFixture {
         }
     }
 
-    /// Opens a runtime on `backend`, lets `prepare` fill it, then runs `test` against the application.
+    /// Opens a runtime on `backend`, lets `prepare` fill it, then runs `test` against the application
+    /// (`mode` `.live` for a real socket; `now` is the sign-in throttle's clock).
     static func with(
         _ backend: TestBackend,
+        _ mode: TestingSetup = .router,
+        now: @escaping @Sendable () -> Date = { Date() },
         configure: (inout SoukConfig) -> Void = { _ in },
         prepare: (SoukRuntime, StorePaths) async throws -> Void = { _, _ in },
         _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
@@ -41,7 +44,7 @@ struct ServerFixture {
         do {
             try await prepare(runtime, StorePaths(folder: folder.path))
             // The application's services stop when the test ends; the database closes after them.
-            try await buildApplication(runtime).test(.router, test)
+            try await buildApplication(runtime, now: now).test(mode, test)
         } catch {
             await runtime.close()
             await drop()

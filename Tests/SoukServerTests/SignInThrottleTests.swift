@@ -14,33 +14,12 @@ import Testing
 @Suite struct SignInThrottleTests {
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 
-    /// A clock the tests move by hand.
-    final class Clock: Sendable {
-        private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-        var now: Date { current.withLock { $0 } }
-        func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
-    }
-
     /// Runs `test` against `buildApplication` on `backend` with `clock` as the throttle's clock.
-    static func server(_ backend: TestBackend, _ mode: TestingSetup = .router, clock: Clock, trustedProxies: [String] = [],
+    static func server(_ backend: TestBackend, _ mode: TestingSetup = .router, clock: TestClock, trustedProxies: [String] = [],
                        _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let folder = try TemporaryFolder()
-        let (location, drop) = try await backend.makeLocation(dataDir: folder.path)
-        var config = SoukConfig(dataDir: folder.path + "/data", port: 0, publicURL: "https://souk.test", database: location)
-        config.trustedProxies = trustedProxies.compactMap { IPNetwork($0) }
-        let runtime = try await SoukRuntime.open(config, logger: testLogger(), migrate: true)
-        do {
-            try await OAuthTests.prepareAccount(runtime, ServerFixture.StorePaths(folder: folder.path))
-            try await buildApplication(runtime, now: { clock.now }).test(mode, test)
-        } catch {
-            await runtime.close()
-            await drop()
-            folder.remove()
-            throw error
-        }
-        await runtime.close()
-        await drop()
-        folder.remove()
+        try await ServerFixture.with(backend, mode, now: { clock.now },
+                                     configure: { $0.trustedProxies = trustedProxies.compactMap { IPNetwork($0) } },
+                                     prepare: OAuthTests.prepareAccount, test)
     }
 
     /// The website's sign-in form posted with `email` and `password`; the answer's status and `Retry-After`.
@@ -59,7 +38,7 @@ import Testing
 
     @Test(arguments: TestBackend.available)
     func fiftyConcurrentWrongPasswordsGetAtMostFiveVerdicts(_ backend: TestBackend) async throws {
-        try await Self.server(backend, clock: Clock()) { client in
+        try await Self.server(backend, clock: TestClock()) { client in
             let page = try await client.execute(uri: OAuthTests.authorizeURI(), method: .get)
             var (cookie, fields) = try OAuthTests.signInForm(page)
             fields["email"] = "ada@example.com"
@@ -81,7 +60,7 @@ import Testing
     }
 
     @Test func anAccountWaitsLongerAfterEachFailureButIsNeverLockedForLong() async throws {
-        let clock = Clock()
+        let clock = TestClock()
         try await Self.server(.sqlite, clock: clock) { client in
             for _ in 0..<5 { #expect(try await Self.webSignIn(client).0 == .unauthorized) }
             // Even the right password waits now, and an unknown account gets the same answer.
@@ -111,7 +90,7 @@ import Testing
     }
 
     @Test func behindATrustedProxyEachForwardedClientHasItsOwnAddressLimit() async throws {
-        try await Self.server(.sqlite, .live, clock: Clock(), trustedProxies: ["127.0.0.1", "::1"]) { client in
+        try await Self.server(.sqlite, .live, clock: TestClock(), trustedProxies: ["127.0.0.1", "::1"]) { client in
             for index in 0..<20 {
                 let answer = try await Self.webSignIn(client, email: "nobody\(index)@example.com", forwardedFor: "203.0.113.9")
                 #expect(answer.0 == .unauthorized)
@@ -127,7 +106,7 @@ import Testing
     }
 
     @Test func withoutTrustedProxiesXForwardedForIsIgnored() async throws {
-        try await Self.server(.sqlite, .live, clock: Clock()) { client in
+        try await Self.server(.sqlite, .live, clock: TestClock()) { client in
             for index in 0..<20 {
                 let answer = try await Self.webSignIn(client, email: "nobody\(index)@example.com", forwardedFor: "203.0.113.\(index)")
                 #expect(answer.0 == .unauthorized)

@@ -5,13 +5,6 @@ import SoukTestSupport
 import Synchronization
 import Testing
 
-/// A clock tests move by hand.
-final class TestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-    var now: Date { current.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
-}
-
 @Suite struct TokenStoreTests {
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
     static let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
