@@ -47,6 +47,16 @@ final class FlakyFileServer: Sendable {
 }
 
 @Suite struct DownloadTests {
+    /// An iPhone variant named `publicId` whose size and chunk digests are those of `file`.
+    static func variant(_ publicId: String, of file: [UInt8], chunk: Int) -> PackageManifest.Asset {
+        let digests = stride(from: 0, to: file.count, by: chunk).map { start in
+            Array(SHA256.hash(data: file[start..<min(start + chunk, file.count)]))
+        }
+        return PackageManifest.Asset(kind: .variant, publicId: publicId, assetPath: "variant/\(publicId).ipa",
+                                     installTargets: [.init(device: "iphone", os: "ios")], expectedSize: Int64(file.count),
+                                     chunkDigests: .init(chunkSize: chunk, digests: digests))
+    }
+
     /// A fresh device in `store` downloads `variant` from the test server on `port`.
     static func download(_ variant: PackageManifest.Asset, into store: DeviceStore, port: Int) async throws {
         let http = DeviceHTTP(verbose: false)
@@ -62,13 +72,7 @@ final class FlakyFileServer: Sendable {
 
     @Test func anInterruptedDownloadResumesWithRangeAndIsVerified() async throws {
         let server = FlakyFileServer(size: 300_000)
-        let chunk = 65_536
-        let digests = stride(from: 0, to: server.file.count, by: chunk).map { start in
-            Array(SHA256.hash(data: server.file[start..<min(start + chunk, server.file.count)]))
-        }
-        let variant = PackageManifest.Asset(kind: .variant, publicId: "app", assetPath: "variant/app.ipa",
-                                            installTargets: [.init(device: "iphone", os: "ios")], expectedSize: Int64(server.file.count),
-                                            chunkDigests: .init(chunkSize: chunk, digests: digests))
+        let variant = Self.variant("app", of: server.file, chunk: 65_536)
         try await Application(router: server.router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { client in
             let port = try #require(client.port)
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
@@ -163,13 +167,7 @@ extension DownloadTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
         let store = DeviceStore(folder: folder)
         let server = StreamingFileServer(partPath: store.downloads + "/big.part")
-        let chunk = 4 << 20
-        let digests = stride(from: 0, to: server.file.count, by: chunk).map { start in
-            Array(SHA256.hash(data: server.file[start..<min(start + chunk, server.file.count)]))
-        }
-        let variant = PackageManifest.Asset(kind: .variant, publicId: "big", assetPath: "variant/big.ipa",
-                                            installTargets: [.init(device: "iphone", os: "ios")], expectedSize: Int64(server.file.count),
-                                            chunkDigests: .init(chunkSize: chunk, digests: digests))
+        let variant = Self.variant("big", of: server.file, chunk: 4 << 20)
         try await Application(router: server.router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { client in
             let port = try #require(client.port)
             try await Self.download(variant, into: store, port: port)
