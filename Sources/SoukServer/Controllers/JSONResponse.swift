@@ -19,3 +19,13 @@ extension Response {
 
     private static let pragma = HTTPField.Name("Pragma")!
 }
+
+/// How Souk writes its DTOs: sorted keys (equal answers are equal bytes), slashes as they are.
+enum WireJSON {
+    static func encode(_ value: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // DTOs are flat structs of strings, numbers and arrays of them: encoding cannot fail.
+        return (try? encoder.encode(value)) ?? Data("{}".utf8)
+    }
+}

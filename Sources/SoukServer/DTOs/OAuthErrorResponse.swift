@@ -18,6 +18,6 @@ struct OAuthErrorResponse: Codable, Equatable {
 
     /// `400` (`401` for `invalid_client`), never cached.
     func response(status: Int) -> Response {
-        .json(bytes: OAuthJSON.encode(self), status: HTTPResponse.Status(code: status), cacheControl: "no-store")
+        .json(bytes: WireJSON.encode(self), status: HTTPResponse.Status(code: status), cacheControl: "no-store")
     }
 }

@@ -33,16 +33,6 @@ struct OAuthTokenResponse: Codable, Equatable {
 
     /// `200`, never cached (RFC 6749 §5.1: `Cache-Control: no-store`, `Pragma: no-cache`).
     var response: Response {
-        .json(bytes: OAuthJSON.encode(self), cacheControl: "no-store")
-    }
-}
-
-/// The token endpoint's JSON: sorted keys, slashes as they are.
-enum OAuthJSON {
-    static func encode(_ value: some Encodable) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding these flat structs of strings and integers cannot fail.
-        return (try? encoder.encode(value)) ?? Data("{}".utf8)
+        .json(bytes: WireJSON.encode(self), cacheControl: "no-store")
     }
 }

@@ -13,9 +13,5 @@ struct ProblemDetails: Codable, Sendable, Equatable {
     var requestId: String
 
     /// The JSON bytes, keys sorted so that equal problems are equal bytes.
-    func encoded() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)) ?? Data()
-    }
+    func encoded() -> Data { WireJSON.encode(self) }
 }

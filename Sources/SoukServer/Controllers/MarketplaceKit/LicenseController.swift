@@ -66,8 +66,7 @@ struct LicenseController<Context: RequestContext> {
         if !issued.refusals.isEmpty {
             context.logger.info("licenses refused", metadata: ["refusals": "\(issued.refusals.map { "\($0.key): \($0.value.rawValue)" }.sorted())"])
         }
-        return .json(["license": Data(issued.license).base64EncodedString(), "unlicensedApps": issued.unlicensed.map(String.init)],
-                     cacheControl: "no-store")
+        return LicenseResponse(license: Data(issued.license).base64EncodedString(), unlicensedApps: issued.unlicensed.map(String.init)).response
     }
 
     func renew(_ request: Request, _ context: Context) async throws -> Response {
@@ -78,8 +77,8 @@ struct LicenseController<Context: RequestContext> {
             throw Problem(.badRequest, error.description)
         }
         let renewed = try await answering(context) { try await service.renew(parsed) }
-        return .json(["license": Data(renewed.license).base64EncodedString(), "ineligibleLicenses": renewed.ineligible.map(String.init)],
-                     cacheControl: "no-store")
+        return LicenseRenewalResponse(license: Data(renewed.license).base64EncodedString(),
+                                      ineligibleLicenses: renewed.ineligible.map(String.init)).response
     }
 
     // MARK: Resolution page
