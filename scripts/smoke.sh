@@ -14,6 +14,10 @@ PKG=/packages/6446000001/8000000102
 
 # 1. SQLite, the zero-configuration default, with the demo catalog.
 start BASE --demo
+# What a newcomer reads first is Souk's banner, not migration logs; the root is the storefront.
+head -1 "$STARTED_LOG" | grep -q 'Souk is listening on\|HummingbirdCore' || fail "the first line of a fresh serve --demo is not the banner"
+grep -q 'Migrator\|Starting prepare' "$STARTED_LOG" && fail "migration logs before the banner"
+[ "$(status "$BASE/")" = 200 ] || fail "the storefront's home at /"
 [ "$(status "$BASE/health")" = 200 ] || fail "health on SQLite"
 [ "$(status "$BASE$PKG/manifest.json")" = 200 ] || fail "demo manifest"
 [ "$(status "$BASE$PKG/")" = 200 ] || fail "base URL with slash"
@@ -28,6 +32,13 @@ curl -s -H 'Content-Type: application/json' \
   || fail "updates check on the demo catalog"
 python3 scripts/license-check.py "$BASE" 6446000001 8000000102 >"$WORK/license-check.log" 2>&1 || fail "license check (see license-check.log)"
 echo "smoke: SQLite server OK ($BASE)"
+
+# 1a. A fresh data folder without the marketplace's AppleItemID: the banner says how to set it.
+export SOUK_DATA_DIR="$WORK/unconfigured"
+start FRESH
+unset SOUK_DATA_DIR
+grep -q 'souk marketplace set --apple-item-id' "$STARTED_LOG" || fail "the banner does not say to set the AppleItemID"
+echo "smoke: banner, / and the missing-AppleItemID hint OK"
 
 # 1b. The same data served over HTTPS by Souk itself (--tls-cert/--tls-key).
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=127.0.0.1 \
