@@ -44,3 +44,16 @@ import Testing
         }
     }
 }
+
+@Suite struct ShortLivedValueTests {
+    struct Outage: Error {}
+
+    @Test func aFailingLoadKeepsTheLastValueOnlyWhenAsked() async throws {
+        let value = ShortLivedValue<Int>(lifetime: .zero)
+        #expect(try await value.value { 1 } == 1)
+        #expect(try await value.value(keepOnFailure: true) { throw Outage() } == 1)
+        await #expect(throws: Outage.self) { try await value.value { throw Outage() } }
+        let empty = ShortLivedValue<Int>(lifetime: .zero)
+        await #expect(throws: Outage.self) { try await empty.value(keepOnFailure: true) { throw Outage() } }
+    }
+}

@@ -10,7 +10,6 @@ import glob
 import hashlib
 import json
 import os
-import re
 import secrets
 import time
 import urllib.error
@@ -96,11 +95,6 @@ def read_chromium_logs(driver):
         driver.souk_events.append(json.loads(entry["message"])["message"])
 
 
-def is_ignorable(entry):
-    """Chromium asks every origin for /favicon.ico on a page that allows images; Souk has none."""
-    return entry.get("source") == "network" and re.search(r"/favicon\.ico - Failed to load resource: .* 404", entry["message"])
-
-
 def console_problems(driver, expected_status=None):
     """Every console entry so far that is an error or mentions the Content Security Policy.
     Chromium logs a page answered with an error status as "Failed to load resource"; a test that
@@ -108,7 +102,7 @@ def console_problems(driver, expected_status=None):
     read_chromium_logs(driver)
     expected = f"Failed to load resource: the server responded with a status of {expected_status} "
     return [f"{entry['level']} {entry['message']}" for entry in driver.souk_console
-            if (entry["level"] == "SEVERE" or "Content Security Policy" in entry["message"]) and not is_ignorable(entry)
+            if (entry["level"] == "SEVERE" or "Content Security Policy" in entry["message"])
             and not (expected_status and entry.get("source") == "network" and expected in entry["message"])]
 
 

@@ -29,9 +29,10 @@ public final class InstallVerificationKeyring: Sendable {
         self.active = ShortLivedValue(lifetime: refreshInterval)
     }
 
-    /// The current key of every owner (0 = the marketplace).
+    /// The current key of every owner (0 = the marketplace). While the database cannot answer, the
+    /// keys read last keep signing: a rotated-out key stays published for 30 minutes anyway.
     public func activeKeys() async throws -> [UInt64: InstallVerificationKeyRecord] {
-        try await active.value { try await store.activeKeys() }
+        try await active.value(keepOnFailure: true) { try await store.activeKeys() }
     }
 
     /// The key that signs for `appleItemId` — the app's own in web-distribution mode, else the

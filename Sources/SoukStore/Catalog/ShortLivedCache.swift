@@ -72,10 +72,20 @@ public final class ShortLivedValue<Value: Sendable>: Sendable {
         self.lifetime = lifetime
     }
 
-    public func value(load: () async throws -> Value) async throws -> Value {
+    /// The value, loaded again once its lifetime ran out. With `keepOnFailure`, a failing load
+    /// (the database is down) answers the last value loaded, if there is one: for values that
+    /// change rarely and matter more than their freshness, such as the marketplace's identity.
+    public func value(keepOnFailure: Bool = false, load: () async throws -> Value) async throws -> Value {
         let now = ContinuousClock.now
-        if let held = held.withLock({ $0 }), held.expires > now { return held.value }
-        let value = try await load()
+        let last = held.withLock { $0 }
+        if let last, last.expires > now { return last.value }
+        let value: Value
+        do {
+            value = try await load()
+        } catch {
+            guard keepOnFailure, let last else { throw error }
+            return last.value
+        }
         held.withLock { $0 = (value, now + lifetime) }
         return value
     }

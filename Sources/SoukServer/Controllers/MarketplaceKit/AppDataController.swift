@@ -51,7 +51,9 @@ struct AppDataController<Context: RequestContext> {
             guard case .offer(let version) = outcome, let app = found[requested.appleItemId] else { return nil }
             return (app, version)
         }
-        let marketplace = try await marketplaceIdentity.value {
+        // The identity almost never changes: during a database outage the last one read still holds,
+        // so an update check with nothing to sign is answered from memory.
+        let marketplace = try await marketplaceIdentity.value(keepOnFailure: true) {
             try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId).appleItemId
         }
         guard marketplace != 0 else {

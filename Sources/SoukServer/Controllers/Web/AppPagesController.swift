@@ -20,6 +20,7 @@ struct AppPagesController<Context: RequestContext> {
         router.get("apps/:appleItemId", use: appPage)
         router.post("apps/:appleItemId/install", use: install)
         router.get("sitemap.xml", use: sitemap)
+        router.get("favicon.ico", use: favicon)
     }
 
     /// `GET /` and `GET /apps`: every available app.
@@ -69,6 +70,12 @@ struct AppPagesController<Context: RequestContext> {
                    + entries + ["</urlset>", ""]).joined(separator: "\n")
         return Response(status: .ok, headers: [.contentType: "application/xml; charset=utf-8", .cacheControl: "public, max-age=300"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: xml)))
+    }
+
+    /// `GET /favicon.ico`: browsers ask every site for one; Souk has none to show, and says so
+    /// without an error (a 404 would be a console error on every page with an image).
+    @Sendable func favicon(_ request: Request, context: Context) async throws -> Response {
+        Response(status: .noContent, headers: [.cacheControl: "public, max-age=86400"])
     }
 
     // MARK: Helpers
