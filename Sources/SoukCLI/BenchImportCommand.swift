@@ -65,7 +65,7 @@ extension BenchCommand {
 
         /// Update checks from `loops` concurrent loops while `work` runs; a summary line.
         static func measure(port: Int, body: String, loops: Int, during work: @escaping @Sendable () async throws -> Void) async throws -> String {
-            let stop = ManagedAtomicFlag()
+            let stop = StopFlag()
             let latencies = try await withThrowingTaskGroup(of: [Duration].self) { tasks in
                 for _ in 0..<loops {
                     tasks.addTask {
@@ -96,7 +96,7 @@ extension BenchCommand {
 }
 
 /// A flag set once, read from many tasks.
-final class ManagedAtomicFlag: Sendable {
+final class StopFlag: Sendable {
     private let value = Mutex(false)
     var isSet: Bool { value.withLock { $0 } }
     func set() { value.withLock { $0 = true } }

@@ -106,6 +106,15 @@ import Testing
                 "csrf_token": fields["csrf_token"] ?? "", "email": "other@example.com", "password": "short",
             ]))
             #expect(weak.status == .badRequest)
+            #expect(String(buffer: weak.body).contains("needs at least 8 characters"))
+            // Bcrypt reads 72 bytes at most: a longer password is refused, not silently cut.
+            let tooLong = try await client.execute(uri: "/signup", method: .post, headers: headers, body: OAuthTests.form([
+                "csrf_token": fields["csrf_token"] ?? "", "email": "long@example.com", "password": String(repeating: "é", count: 37),
+            ]))
+            #expect(tooLong.status == .badRequest)
+            #expect(String(buffer: tooLong.body).contains("at most 72 bytes"))
+            let session = try await Self.webSignIn(client, email: "long@example.com", password: String(repeating: "é", count: 37))
+            #expect(session == nil)  // no account was created
             let notAnAddress = try await client.execute(uri: "/signup", method: .post, headers: headers, body: OAuthTests.form([
                 "csrf_token": fields["csrf_token"] ?? "", "email": "not an address", "password": "long enough password",
             ]))

@@ -28,9 +28,4 @@ public struct CatalogApp: Sendable, Equatable {
     public var requiresAccount: Bool {
         availability == .available && access == .account
     }
-
-    /// Whether `appleVersionId` is a version of this app that was withdrawn.
-    public func isWithdrawn(_ appleVersionId: UInt64) -> Bool {
-        withdrawnVersions.contains { $0.appleVersionId == appleVersionId }
-    }
 }

@@ -47,10 +47,6 @@ struct AppDataController<Context: RequestContext> {
         let outcomes = parsed.apps.map {
             AppDataDecision.decide(kind, $0, app: found[$0.appleItemId], platform: parsed.platform, osVersion: parsed.osVersion)
         }
-        let offered = zip(parsed.apps, outcomes).compactMap { requested, outcome -> (CatalogApp, CatalogVersion)? in
-            guard case .offer(let version) = outcome, let app = found[requested.appleItemId] else { return nil }
-            return (app, version)
-        }
         // The identity almost never changes: during a database outage the last one read still holds,
         // so an update check with nothing to sign is answered from memory.
         let marketplace = try await marketplaceIdentity.value(keepOnFailure: true) {
@@ -62,10 +58,12 @@ struct AppDataController<Context: RequestContext> {
             throw Problem(.serviceUnavailable, "This marketplace is not fully configured yet.")
         }
         var downloadTypes: [UInt64: DownloadType] = [:]
-        if kind == .restore, let identity, !offered.isEmpty {
+        if kind == .restore, let identity {
             // A restore is where an install happens on the device's side: record it once per device.
-            downloadTypes = try await ledger.recordInstalls(accountID: identity.accountID, appleItemIds: offered.map(\.0.appleItemId),
-                                                            device: identity.clientId)
+            let offered = zip(parsed.apps, outcomes).compactMap { requested, outcome -> UInt64? in
+                if case .offer = outcome { requested.appleItemId } else { nil }
+            }
+            downloadTypes = try await ledger.recordInstalls(accountID: identity.accountID, appleItemIds: offered, device: identity.clientId)
         }
 
         var items = JSONWriter(capacity: 512)

@@ -6,13 +6,15 @@ import NIOPosix
 /// answer requests. Every hash and check the server makes goes through here; the CLI may hash
 /// directly (`PasswordHashing`), it answers no one else meanwhile.
 enum PasswordHasher {
-    /// Hashes a new password after `PasswordHashing`'s length rules (which throw a `PasswordRuleError`).
+    /// Hashes a new password after `PasswordHashing`'s rules (checked here, throwing a
+    /// `PasswordRuleError`; only Bcrypt itself goes to the thread pool).
     static func hash(_ password: String) async throws -> String {
-        try await NIOThreadPool.singleton.runIfActive { try PasswordHashing.hash(password) }
+        try PasswordHashing.check(password)
+        return try await NIOThreadPool.singleton.runIfActive { PasswordHashing.bcrypt(password) }
     }
 
     static func verify(_ password: String, hash: String) async throws -> Bool {
-        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+        try await NIOThreadPool.singleton.runIfActive { PasswordHashing.verify(password, hash: hash) }
     }
 
     /// A hash no password matches, checked for sign-ins with an unknown email so that their timing
@@ -27,7 +29,7 @@ enum PasswordHasher {
     }
 
     private static let dummy = Task {
-        try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash("souk: no such account \(UUID())", cost: 12) }
+        try await NIOThreadPool.singleton.runIfActive { PasswordHashing.bcrypt("souk: no such account \(UUID())") }
     }
 }
 
@@ -35,14 +37,28 @@ enum PasswordHasher {
 public enum PasswordHashing {
     public static let minimumLength = 8
 
-    public static func hash(_ password: String) throws -> String {
+    /// Bcrypt reads at most this many bytes of a password.
+    public static let maximumBytes = 72
+
+    /// Throws a `PasswordRuleError` (a sentence for the person choosing the password) for a
+    /// password Souk does not accept.
+    public static func check(_ password: String) throws {
         guard password.count >= minimumLength else {
-            throw PasswordRuleError("the password must have at least \(minimumLength) characters")
+            throw PasswordRuleError("The password needs at least \(minimumLength) characters.")
         }
-        guard password.utf8.count <= 72 else {
-            throw PasswordRuleError("the password must be at most 72 bytes (Bcrypt's limit)")
+        guard password.utf8.count <= maximumBytes else {
+            throw PasswordRuleError("The password may be at most \(maximumBytes) bytes long.")
         }
-        return Bcrypt.hash(password, cost: 12)
+    }
+
+    /// Checks the rules, then hashes (synchronously: for the CLI; the server uses `PasswordHasher`).
+    public static func hash(_ password: String) throws -> String {
+        try check(password)
+        return bcrypt(password)
+    }
+
+    static func bcrypt(_ password: String) -> String {
+        Bcrypt.hash(password, cost: 12)
     }
 
     public static func verify(_ password: String, hash: String) -> Bool {

@@ -49,7 +49,7 @@ struct WebController<Context: RequestContext> {
         switch try await passwords.attempt(email: email, password: form.values["password"] ?? "", client: client) {
         case .throttled(let wait):
             return try await signInForm(email: email, error: "Too many attempts. Try again in \(PasswordSignIn.minutes(wait)).",
-                                        status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)])
+                                        status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)], returnTo: returnTo)
         case .refused:
             return try await signInForm(email: email, error: "The email or password is not right.", status: .unauthorized, returnTo: returnTo)
         case .signedIn(let account):
@@ -71,9 +71,8 @@ struct WebController<Context: RequestContext> {
         let hash: String
         do {
             hash = try await PasswordHasher.hash(form.values["password"] ?? "")
-        } catch {
-            return try await signUpForm(email: email, error: "The password needs at least \(PasswordHashing.minimumLength) characters.",
-                                        status: .badRequest)
+        } catch let rule as PasswordRuleError {
+            return try await signUpForm(email: email, error: rule.description, status: .badRequest)
         }
         do {
             return try await startSession(for: try await catalog.createAccount(email: email, passwordHash: hash))
