@@ -1,0 +1,110 @@
+import Foundation
+
+/// What the app reports about a purchase (seed 003's `data.transaction`, with `data.store`): a
+/// claim, never trusted as such. Only the store's verified answer says what was bought.
+public struct PurchaseClaim: Sendable, Equatable {
+    public var store: CommerceStore
+    /// The app (bundle id / package name) the purchase must belong to.
+    public var app: String
+    /// `data.transaction.storeProductId`: the SKU the app says it bought.
+    public var storeProductId: String
+    /// `data.transaction.transactionId` (Google: the purchase token; Amazon: the receipt id).
+    public var transactionId: String
+    /// `data.transaction.userId` (mandatory for Amazon).
+    public var userId: String?
+    /// `data.transaction.receipt`: for Apple, the StoreKit 2 signed transaction (JWS).
+    public var receipt: String
+
+    public init(store: CommerceStore, app: String, storeProductId: String, transactionId: String, userId: String? = nil, receipt: String) {
+        self.store = store
+        self.app = app
+        self.storeProductId = storeProductId
+        self.transactionId = transactionId
+        self.userId = userId
+        self.receipt = receipt
+    }
+}
+
+/// A purchase as a store verified it. Every field comes from the store's signed or authenticated
+/// answer, never from the unsigned CloudEvent.
+public struct VerifiedPurchase: Sendable, Equatable {
+    public var store: CommerceStore
+    public var transactionId: String
+    /// Ties renewals, restores and re-purchases of one subscription together; ownership and
+    /// transfers follow it.
+    public var originalTransactionId: String
+    /// The product id in the store (the SKU).
+    public var storeProductId: String
+    /// The type the store reports, when it does.
+    public var type: ProductType?
+    public var purchaseDate: Date
+    public var originalPurchaseDate: Date?
+    public var expiresDate: Date?
+    public var revocationDate: Date?
+    /// Kept as the store's raw value (Apple adds new ones).
+    public var revocationReason: String?
+    public var quantity: Int
+    /// `PURCHASED` or `FAMILY_SHARED` (raw).
+    public var ownershipType: String
+    public var environment: CommerceEnvironment
+    /// The app the store says the purchase belongs to.
+    public var app: String
+    /// When the store signed this statement; a later statement about the same transaction wins.
+    public var signedDate: Date
+    public var appAccountToken: String?
+
+    public init(store: CommerceStore, transactionId: String, originalTransactionId: String, storeProductId: String,
+                type: ProductType?, purchaseDate: Date, originalPurchaseDate: Date? = nil, expiresDate: Date? = nil,
+                revocationDate: Date? = nil, revocationReason: String? = nil, quantity: Int = 1,
+                ownershipType: String = "PURCHASED", environment: CommerceEnvironment, app: String, signedDate: Date,
+                appAccountToken: String? = nil) {
+        self.store = store
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId
+        self.storeProductId = storeProductId
+        self.type = type
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.expiresDate = expiresDate
+        self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.quantity = quantity
+        self.ownershipType = ownershipType
+        self.environment = environment
+        self.app = app
+        self.signedDate = signedDate
+        self.appAccountToken = appAccountToken
+    }
+}
+
+/// Why a purchase was refused. `code` is stable (it ends the problem type URI); `detail` is for people.
+public struct PurchaseRefusal: Sendable, Equatable, Error {
+    public var code: String
+    public var detail: String
+
+    public init(_ code: String, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public static func invalidSignature(_ detail: String) -> PurchaseRefusal { .init("invalid-signature", detail) }
+    public static func wrongApp(_ detail: String) -> PurchaseRefusal { .init("wrong-app", detail) }
+    public static func wrongEnvironment(_ detail: String) -> PurchaseRefusal { .init("wrong-environment", detail) }
+    public static func unknownProduct(_ detail: String) -> PurchaseRefusal { .init("unknown-product", detail) }
+    public static func productMismatch(_ detail: String) -> PurchaseRefusal { .init("product-mismatch", detail) }
+    public static func invalidReceipt(_ detail: String) -> PurchaseRefusal { .init("invalid-receipt", detail) }
+}
+
+/// A store's verdict on a claim.
+public enum StoreVerdict: Sendable, Equatable {
+    case verified(VerifiedPurchase)
+    case refused(PurchaseRefusal)
+}
+
+/// Verifies purchase claims with one store. Apple's is local (signed data); the others call their
+/// store. A verifier *throws* only when it cannot reach a verdict (the store is down or slow):
+/// that is never a refusal — the purchase waits and is checked again (202 + `Location`).
+public protocol StoreVerifier: Sendable {
+    var store: CommerceStore { get }
+    func verify(_ claim: PurchaseClaim) async throws -> StoreVerdict
+}
