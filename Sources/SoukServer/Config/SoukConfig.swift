@@ -67,6 +67,22 @@ public struct SoukConfig: Sendable {
         public init() {}
     }
 
+    /// In-app commerce (docs/commerce.md).
+    public var commerce = CommerceSettings()
+
+    public struct CommerceSettings: Sendable, Equatable {
+        /// `type.value` of the Pipes2 product feed: the payment provider's name.
+        public var providerName = "souk"
+        /// DER certificates trusted *in addition to* the built-in Apple Root CA - G3 (tests, private roots).
+        public var appleRootCertificates: [String] = []
+        /// A store transaction another account already owns: `transfer`, `transfer-if-inactive` or `keep`.
+        public var transferPolicy: TransferPolicy = .transfer
+        /// How long `POST transactions` waits for a store's verdict before answering 202 + `Location`.
+        public var verifyTimeoutMilliseconds = 5000
+
+        public init() {}
+    }
+
     public struct TLSFiles: Sendable, Equatable {
         public var certificatePath: String
         public var keyPath: String
@@ -104,6 +120,10 @@ public struct SoukConfig: Sendable {
         ("ascPrivateKey", "SOUK_ASC_PRIVATE_KEY", "-", "path of the App Store Connect API key (.p8)"),
         ("trustedProxies", "SOUK_TRUSTED_PROXIES", "-", "comma-separated IPv4/IPv6 CIDR ranges of reverse proxies whose X-Forwarded-For names the client (default none: the header is ignored)"),
         ("metricsToken", "SOUK_METRICS_TOKEN", "-", "secret bearer token GET /metrics requires, at least 16 characters (default none: /metrics is open)"),
+        ("commerceProviderName", "SOUK_COMMERCE_PROVIDER_NAME", "-", "payment provider name in the product feed's type.value (default souk)"),
+        ("appleRootCertificates", "SOUK_APPLE_ROOT_CERTIFICATES", "-", "comma-separated DER certificate paths trusted in addition to the built-in Apple Root CA - G3"),
+        ("transferPolicy", "SOUK_TRANSFER_POLICY", "-", "a purchase another account owns: transfer (default), transfer-if-inactive or keep"),
+        ("commerceVerifyTimeoutMs", "SOUK_COMMERCE_VERIFY_TIMEOUT_MS", "-", "how long POST transactions waits for a store before answering 202 (default 5000)"),
     ]
 
     /// A configuration for tests and tools: in-memory-free defaults rooted at `dataDir`.
@@ -241,6 +261,23 @@ public struct SoukConfig: Sendable {
             guard token.count >= 16 else { throw reader.error("metricsToken", "(hidden)", "must be at least 16 characters") }
             config.metricsToken = token
         }
+        if let name = try await reader.string("commerceProviderName") {
+            guard !name.isEmpty, name.count <= 100 else { throw reader.error("commerceProviderName", name, "must be 1 to 100 characters") }
+            config.commerce.providerName = name
+        }
+        if let paths = try await reader.stringList("appleRootCertificates") {
+            for path in paths where !FileManager.default.isReadableFile(atPath: path) {
+                throw reader.error("appleRootCertificates", path, "is not a readable file")
+            }
+            config.commerce.appleRootCertificates = paths
+        }
+        if let policy = try await reader.string("transferPolicy") {
+            guard let value = TransferPolicy(rawValue: policy) else {
+                throw reader.error("transferPolicy", policy, "must be transfer, transfer-if-inactive or keep")
+            }
+            config.commerce.transferPolicy = value
+        }
+        config.commerce.verifyTimeoutMilliseconds = try await reader.wholeNumber("commerceVerifyTimeoutMs", default: 5000, range: 0...60_000)
         if let signUp = try await reader.string("signUp") {
             guard let value = Bool(signUp.lowercased()) else { throw reader.error("signUp", signUp, "must be true or false") }
             config.signUpEnabled = value

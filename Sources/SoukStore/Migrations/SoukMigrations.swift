@@ -30,5 +30,6 @@ enum SoukMigrations {
         CreateLookupIndexesAndLeases(),
         UpdateLoginThrottleAddBackoff(),
         UpdateLicenseAddIndexes(),
+        // 007: in-app commerce (issue 11)
     ]
 }
