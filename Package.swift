@@ -149,6 +149,7 @@ let package = Package(
         .testTarget(
             name: "SoukCoreTests",
             dependencies: ["SoukCore"],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

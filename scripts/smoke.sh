@@ -30,6 +30,12 @@ curl -s -H 'Content-Type: application/json' \
   -d '{"apps":[{"appleItemId":"6446000001","appleVersionId":"8000000101"}],"platform":"iOS","osVersion":"17.4"}' \
   "$BASE/marketplace-kit/v1/updates" | python3 -c 'import json,sys; assert len(json.load(sys.stdin)["updates"]) == 1' \
   || fail "updates check on the demo catalog"
+LIST="$BASE/commerce/org.souk.demo.studio/products_v1.json"
+curl -s "$LIST" | python3 -c 'import json,sys; ids = json.load(sys.stdin); assert ids and all(i.startswith("org.souk.demo.studio.") for i in ids), ids' \
+  || fail "the demo app's products_v1.json"
+ETAG=$(curl -s -D - -o /dev/null "$LIST" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p')
+[ -n "$ETAG" ] && [ "$(status -H "If-None-Match: $ETAG" "$LIST")" = 304 ] || fail "products_v1.json conditional request"
+[ "$(status "$BASE/commerce/org.souk.demo.studio/products?platform=roku")" = 200 ] || fail "the demo product feed"
 python3 scripts/license-check.py "$BASE" 6446000001 8000000102 >"$WORK/license-check.log" 2>&1 || fail "license check (see license-check.log)"
 echo "smoke: SQLite server OK ($BASE)"
 

@@ -79,6 +79,9 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     AppStoreConnectWebhookController(secret: runtime.config.appStoreConnect.webhookSecret,
                                      store: AppStoreConnectEventStore(database: runtime.database), worker: appStoreConnectWorker)
         .addRoutes(to: router)
+    CommerceCatalogController(catalogs: runtime.commerceCatalogs, providerName: runtime.config.commerce.providerName,
+                              publicURL: runtime.config.publicURL)
+        .addRoutes(to: router)
     return router
 }
 

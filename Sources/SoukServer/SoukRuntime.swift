@@ -15,6 +15,8 @@ public struct SoukRuntime: Sendable {
     public let catalogIndex: CatalogIndex
     /// Install verification signing keys (rotation, web distribution).
     public let installVerificationKeys: InstallVerificationKeyring
+    /// In-app product catalogs per app, in memory, seen by every process within the refresh interval.
+    public let commerceCatalogs: CommerceCatalogCache
 
     public var catalog: CatalogStore { CatalogStore(database: database) }
 
@@ -54,7 +56,9 @@ public struct SoukRuntime: Sendable {
             catalogIndex: CatalogIndex(database: database, refreshInterval: config.catalogRefreshInterval, logger: logger),
             installVerificationKeys: InstallVerificationKeyring(
                 store: InstallVerificationKeyStore(database: database), keysDir: config.keysDir,
-                refreshInterval: config.catalogRefreshInterval))
+                refreshInterval: config.catalogRefreshInterval),
+            commerceCatalogs: CommerceCatalogCache(store: CommerceCatalogStore(database: database),
+                                                   refreshInterval: config.catalogRefreshInterval, logger: logger))
         do {
             let marketplace = try await runtime.catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)
             try await runtime.installVerificationKeys.adoptInitialKey(keys, kid: marketplace.installVerificationKeyId)

@@ -4,8 +4,8 @@ import SoukCore
 import SoukStore
 
 /// Fills an empty catalog with a demo marketplace: three apps (two public, one for signed-in
-/// accounts), each with two versions imported from real sample packages, and one demo account
-/// whose random password is shown once.
+/// accounts), each with two versions imported from real sample packages, an in-app product
+/// catalog for Souk Studio Pro, and one demo account whose random password is shown once.
 public struct DemoSeeder {
     let runtime: SoukRuntime
 
@@ -55,6 +55,7 @@ public struct DemoSeeder {
                     let latest = app.versions.last!.0
                     lines.append("  demo app     \(app.name) (\(app.access.rawValue))  \(publicURL)/packages/\(app.appleItemId)/\(latest)/manifest.json")
                 }
+                lines.append("  demo catalog \(DemoSeeder.commerceApp) in-app products  \(publicURL)/commerce/\(DemoSeeder.commerceApp)/products")
                 return lines
             }
         }
@@ -86,6 +87,7 @@ public struct DemoSeeder {
                 _ = try await runtime.importer.importPackage(at: folder, releaseDate: released)
             }
         }
+        try await seedCommerceCatalog()
         guard try await AccountModel.find(email: Self.demoEmail, on: runtime.database.db) == nil else {
             return .seeded(password: nil)
         }

@@ -31,5 +31,6 @@ enum SoukMigrations {
         UpdateLoginThrottleAddBackoff(),
         UpdateLicenseAddIndexes(),
         // 007: in-app commerce (issue 11)
+        CreateCommerceCatalog(),
     ]
 }

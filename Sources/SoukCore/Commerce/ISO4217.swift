@@ -1,0 +1,16 @@
+/// ISO 4217 currency codes in use for money (funds, precious metals and test codes left out), as
+/// maintained by SIX (list one, 2024 edition: `ZWG` and `XCG` added, `HRK` and `SLL` withdrawn).
+public enum ISO4217 {
+    public static let currencies: Set<String> = Set("""
+        AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL BSD BTN BWP BYN BZD \
+        CAD CDF CHF CLP CNY COP CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP \
+        GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD \
+        KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK \
+        NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD \
+        SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VED VES VND VUV WST XAF \
+        XCD XCG XOF XPF YER ZAR ZMW ZWG
+        """.split(separator: " ").map(String.init))
+
+    /// True for a code of the list (three upper-case letters).
+    public static func isCurrency(_ code: String) -> Bool { currencies.contains(code) }
+}

@@ -1,0 +1,17 @@
+import FluentKit
+import Foundation
+
+/// An app that sells in-app products (`commerce_apps`): keyed by its bundle id / package name,
+/// with the revision and time of its catalog's last change (the product lists' validators).
+public final class CommerceAppModel: Model, @unchecked Sendable {
+    public static let schema = "commerce_apps"
+
+    @ID(key: .id) public var id: UUID?
+    @Field(key: "app") public var app: String
+    @Field(key: "allow_sandbox") public var allowSandbox: Bool
+    @Field(key: "revision") public var revision: Int64
+    @Field(key: "modified_at") public var modifiedAt: Date
+    @Field(key: "created_at") public var createdAt: Date
+
+    public init() {}
+}
