@@ -170,7 +170,6 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        ),
         .testTarget(
             name: "SoukIntegrationsTests",
             dependencies: [
@@ -181,6 +180,7 @@ let package = Package(
             ],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SoukCLITests",
             dependencies: [

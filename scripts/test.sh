@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite: builds once, runs the end-to-end smoke test of the real binary, the
-# souk-device end-to-end tests (scripts/e2e-device.sh), the outage check and the real-browser
+# souk-device end-to-end tests (scripts/e2e-device.sh), in-app commerce from outside
+# (scripts/e2e-commerce.sh), the outage check and the real-browser
 # tests (scripts/browser-tests.sh: Chromium and WebKit, skipped with a warning when not installed,
-# screenshots in test-output/browser/), then every Swift test. No script leaves a process behind.
+# screenshots in test-output/browser/), the cross-check of Apple verdicts with Apple's own library
+# (scripts/apple-verdicts.sh, skipped with a warning without it), then every Swift test. No script leaves a process behind.
 # Storage tests run on SQLite and on PostgreSQL: when SOUK_TEST_POSTGRES_URL is not set, a
 # throwaway PostgreSQL is started from Debian's packages if they are installed (scripts/postgres.sh).
 set -euo pipefail
@@ -22,6 +24,8 @@ export SOUK_TEST_POSTGRES_URL="${SOUK_TEST_POSTGRES_URL:-}"
 swift build --build-tests
 scripts/smoke.sh
 scripts/e2e-device.sh
+scripts/e2e-commerce.sh
 scripts/outage-check.sh
 scripts/browser-tests.sh
+scripts/apple-verdicts.sh
 swift test --skip-build

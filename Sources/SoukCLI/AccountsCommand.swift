@@ -20,13 +20,18 @@ struct AccountsCommand: AsyncParsableCommand {
         @OptionGroup var settings: SettingsOptions
         @Option(help: "Email address (case-insensitive, unique).") var email: String
         @Option(help: "Password (at least 8 characters); prompted for when omitted.") var password: String?
+        @Flag(help: "A sandbox account: it presents and sees only purchases made in the stores' sandboxes.") var sandbox = false
 
         func run() async throws {
             let password = try password ?? promptPassword()
             let hash = try PasswordHashing.hash(password)
             try await withRuntime(settings) { runtime in
                 let account = try await runtime.catalog.createAccount(email: email, passwordHash: hash)
-                print("Created account \(account.email) (\(account.id?.uuidString ?? "?"))")
+                if sandbox {
+                    account.sandbox = true
+                    try await account.save(on: runtime.database.db)
+                }
+                print("Created \(sandbox ? "sandbox account" : "account") \(account.email) (\(account.id?.uuidString ?? "?"))")
             }
         }
     }

@@ -11,7 +11,7 @@ import SoukServer
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmark helpers (see scripts/bench-updates.sh).",
-        subcommands: [SeedCatalog.self, Floor.self, ImportWhileServing.self])
+        subcommands: [SeedCatalog.self, Floor.self, ImportWhileServing.self, SeedPurchases.self, EntitlementFloor.self])
 
     /// First ids of the synthetic catalog: app i is `appBase + i` at version `versionBase + i`.
     static let appBase: UInt64 = 7_000_000_000

@@ -17,11 +17,14 @@ public func buildApplication(
     _ runtime: SoukRuntime,
     metrics: SoukMetrics = SoukMetrics(),
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
-    now: @escaping @Sendable () -> Date = { Date() }
+    now: @escaping @Sendable () -> Date = { Date() },
+    storeVerifiers: StoreVerifiers? = nil
 ) throws -> some ApplicationProtocol {
     let config = runtime.config
     let worker = AppStoreConnectEventWorker(processor: AppStoreConnectEventProcessor(runtime: runtime, client: try runtime.appStoreConnectClient()))
-    let router = buildRouter(runtime, metrics: metrics, now: now, appStoreConnectWorker: worker)
+    // The stores' verifiers (tests pass fakes); the purchase path and its pending worker share them.
+    let purchaseIntake = runtime.purchaseIntake(verifiers: try storeVerifiers ?? StoreVerifiers.configured(config))
+    let router = buildRouter(runtime, metrics: metrics, now: now, appStoreConnectWorker: worker, purchaseIntake: purchaseIntake)
     let server: HTTPServerBuilder
     if let tls = config.tls {
         server = try .tls(.http1(), tlsConfiguration: try makeTLSConfiguration(tls))
@@ -34,6 +37,7 @@ public func buildApplication(
         configuration: .init(address: .hostname(config.hostname, port: config.port), serverName: "Souk"),
         services: [CatalogIndexRefresher(index: runtime.catalogIndex, interval: config.catalogRefreshInterval, logger: runtime.logger),
                    worker,
+                   PendingPurchaseWorker(intake: purchaseIntake, purchases: runtime.purchases, logger: runtime.logger),
                    CleanupService(cleanup: Cleanup(database: runtime.database), lease: MaintenanceLease(database: runtime.database),
                                   interval: .seconds(config.cleanupIntervalSeconds), logger: runtime.logger)],
         onServerRunning: onServerRunning,
@@ -43,7 +47,8 @@ public func buildApplication(
 
 /// Every route Souk answers, in one place.
 func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @Sendable () -> Date = { Date() },
-                 appStoreConnectWorker: AppStoreConnectEventWorker? = nil) -> Router<SoukRequestContext> {
+                 appStoreConnectWorker: AppStoreConnectEventWorker? = nil,
+                 purchaseIntake: PurchaseIntakeService? = nil) -> Router<SoukRequestContext> {
     let router = Router(context: SoukRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: RequestLogMiddleware(.info))
@@ -82,6 +87,14 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     CommerceCatalogController(catalogs: runtime.commerceCatalogs, providerName: runtime.config.commerce.providerName,
                               publicURL: runtime.config.publicURL)
         .addRoutes(to: router)
+    if let purchaseIntake {
+        CommercePurchaseController(intake: purchaseIntake, catalogs: runtime.commerceCatalogs, purchases: runtime.purchases,
+                                   authenticator: CommerceAuthenticator(bearers: runtime.bearerCache,
+                                                                        realm: runtime.config.publicURL),
+                                   entitlements: EntitlementReader(index: runtime.entitlementIndex, now: { Date() }),
+                                   publicURL: runtime.config.publicURL)
+            .addRoutes(to: router)
+    }
     return router
 }
 

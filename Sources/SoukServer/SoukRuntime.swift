@@ -17,6 +17,18 @@ public struct SoukRuntime: Sendable {
     public let installVerificationKeys: InstallVerificationKeyring
     /// In-app product catalogs per app, in memory, seen by every process within the refresh interval.
     public let commerceCatalogs: CommerceCatalogCache
+    /// Granted purchases per (account, app) in memory for the entitlement check; this process's
+    /// purchase writes forget entries at once (`purchases`), other processes' within the refresh interval.
+    public let entitlementIndex: EntitlementIndex
+    /// Access token → account for the commerce hot paths, held for the refresh interval.
+    public let bearerCache: BearerCache
+
+    /// The purchase store, telling the entitlement index what each write changed.
+    public var purchases: PurchaseStore {
+        PurchaseStore(database: database, onChange: { [entitlementIndex] account, app in
+            entitlementIndex.invalidate(account: account, app: app)
+        })
+    }
 
     public var catalog: CatalogStore { CatalogStore(database: database) }
 
@@ -58,7 +70,10 @@ public struct SoukRuntime: Sendable {
                 store: InstallVerificationKeyStore(database: database), keysDir: config.keysDir,
                 refreshInterval: config.catalogRefreshInterval),
             commerceCatalogs: CommerceCatalogCache(store: CommerceCatalogStore(database: database),
-                                                   refreshInterval: config.catalogRefreshInterval, logger: logger))
+                                                   refreshInterval: config.catalogRefreshInterval, logger: logger),
+            entitlementIndex: EntitlementIndex(database: database, refreshInterval: config.catalogRefreshInterval, logger: logger),
+            bearerCache: BearerCache(tokens: TokenStore(database: database, lifetimes: config.tokenLifetimes),
+                                     lifetime: config.catalogRefreshInterval))
         do {
             let marketplace = try await runtime.catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)
             try await runtime.installVerificationKeys.adoptInitialKey(keys, kid: marketplace.installVerificationKeyId)

@@ -32,6 +32,7 @@ struct ServerFixture {
         now: @escaping @Sendable () -> Date = { Date() },
         configure: (inout SoukConfig) -> Void = { _ in },
         prepare: (SoukRuntime, StorePaths) async throws -> Void = { _, _ in },
+        storeVerifiers: StoreVerifiers? = nil,
         _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         let folder = try TemporaryFolder()
@@ -44,7 +45,7 @@ struct ServerFixture {
         do {
             try await prepare(runtime, StorePaths(folder: folder.path))
             // The application's services stop when the test ends; the database closes after them.
-            try await buildApplication(runtime, now: now).test(mode, test)
+            try await buildApplication(runtime, now: now, storeVerifiers: storeVerifiers).test(mode, test)
         } catch {
             await runtime.close()
             await drop()

@@ -81,14 +81,4 @@ extension PaymentValidationEvent {
 
 /// Why a request is not a payment-validation event: `path` names the attribute (`specversion`,
 /// `ce-id` in binary mode) or the member of `data` (`data.transaction.storeProductId`).
-public struct CloudEventError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var path: String
-    public var message: String
-
-    public init(path: String, message: String) {
-        self.path = path
-        self.message = message
-    }
-
-    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
-}
+public typealias CloudEventError = JSONPathError

@@ -20,7 +20,6 @@ public final class CatalogIndex: Sendable {
         var revision: Int64?
         var lastCheck: ContinuousClock.Instant?
         var inFlight: Task<Void, any Error>?
-        var lastPrune: ContinuousClock.Instant?
     }
 
     let database: SoukDatabase
@@ -32,6 +31,7 @@ public final class CatalogIndex: Sendable {
     static let incrementalLimit = 2_000
     /// The change log keeps this many revisions; older rows are deleted now and then.
     static let changeLogLength: Int64 = 100_000
+    private let pruner = ChangeLogPruner(table: "catalog_changes", length: changeLogLength)
 
     public init(database: SoukDatabase, refreshInterval: Duration = .seconds(1), logger: Logger? = nil) {
         self.database = database
@@ -116,7 +116,7 @@ public final class CatalogIndex: Sendable {
                 "apps": "\(loaded.count)", "revision": "\(latest)", "took": "\(ContinuousClock.now - started)",
             ])
         }
-        try await pruneIfDue(latest: latest)
+        try await pruner.pruneIfDue(latest: latest, on: database.sql)
     }
 
     private func currentRevision() async throws -> Int64 {
@@ -197,17 +197,5 @@ public final class CatalogIndex: Sendable {
                                         withdrawnVersions: withdrawn[rowID] ?? [])
         }
         return apps
-    }
-
-    /// Deletes change-log rows far behind the latest revision, every ten minutes or so.
-    private func pruneIfDue(latest: Int64) async throws {
-        let now = ContinuousClock.now
-        let due = state.withLock { state in
-            if let last = state.lastPrune, now - last < .seconds(600) { return false }
-            state.lastPrune = now
-            return true
-        }
-        guard due, latest > Self.changeLogLength else { return }
-        try await database.sql.raw("DELETE FROM catalog_changes WHERE revision <= \(bind: latest - Self.changeLogLength)").run()
     }
 }

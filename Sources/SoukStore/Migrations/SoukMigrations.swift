@@ -32,5 +32,7 @@ enum SoukMigrations {
         UpdateLicenseAddIndexes(),
         // 007: in-app commerce (issue 11)
         CreateCommerceCatalog(),
+        UpdateAccountAddSandbox(),
+        CreatePurchases(),
     ]
 }

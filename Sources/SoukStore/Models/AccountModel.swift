@@ -11,6 +11,8 @@ public final class AccountModel: Model, @unchecked Sendable {
     @Field(key: "disabled") public var disabled: Bool
     /// At most this many devices with live licenses (nil: the server's default limit, if any).
     @OptionalField(key: "device_limit") public var deviceLimit: Int?
+    /// A sandbox account sees and presents only purchases made in the stores' sandboxes.
+    @Field(key: "sandbox") public var sandbox: Bool
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
 
     public init() {}
@@ -19,6 +21,7 @@ public final class AccountModel: Model, @unchecked Sendable {
         self.email = AccountModel.normalize(email: email)
         self.passwordHash = passwordHash
         self.disabled = false
+        self.sandbox = false
     }
 
     /// The one spelling of an email address Souk stores and looks up.

@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import SoukCore
+import SoukServer
+import SoukStore
+
+/// `souk purchases …`: the purchases people reported in the apps (issue 11 item 9).
+struct PurchasesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "purchases", abstract: "List, revoke and consume in-app purchases.",
+        subcommands: [List.self, Revoke.self, Consume.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "One line per purchase: store transaction id, payment id, environment, status, product, account, dates.")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "Only this account's purchases (email).") var account: String?
+        @Option(help: "Only this app's purchases (bundle id / package name).") var app: String?
+
+        func validate() throws {
+            guard account != nil || app != nil else { throw ValidationError("Give --account EMAIL, --app APP, or both.") }
+        }
+
+        func run() async throws {
+            try await withRuntime(settings) { runtime in
+                var accountId: UUID?
+                var emails: [UUID: String] = [:]
+                if let account {
+                    let model = try await runtime.catalog.requireAccount(email: account)
+                    accountId = try model.requireID()
+                }
+                for model in try await runtime.catalog.accounts() { emails[try model.requireID()] = model.email }
+                let purchases = try await runtime.purchases.list(account: accountId, app: app)
+                print(PurchasesCommand.table(purchases, emails: emails))
+            }
+        }
+    }
+
+    /// The purchases as a table, one line each.
+    static func table(_ purchases: [StoredPurchase], emails: [UUID: String]) -> String {
+        Table(["TRANSACTION", "PAYMENT", "ENVIRONMENT", "STATUS", "APP", "PRODUCT", "ACCOUNT", "PURCHASED", "EXPIRES", "REVOKED"],
+              purchases.map { purchase in
+                  [purchase.transactionId ?? "(\(purchase.claimedTransactionId))", purchase.paymentId.uuidString.lowercased(),
+                   purchase.environment?.rawValue ?? "-", purchase.refusal.map { "refused: \($0.code)" } ?? purchase.status.rawValue,
+                   purchase.app, purchase.productId, emails[purchase.accountId] ?? purchase.accountId.uuidString.lowercased(),
+                   purchase.purchaseDate.map(Table.date) ?? "-", purchase.expiresDate.map(Table.date) ?? "-",
+                   purchase.revokedAt.map(Table.date) ?? "-"]
+              }).render()
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a purchase (a refund): access ends at once; a consumable's balance loses its quantity.")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "The payment id (as `purchases list` and POST transactions show it).") var id: String
+        @Option(help: "Why (kept as the revocation reason).") var reason: String = "operator"
+
+        func run() async throws {
+            guard let paymentId = UUID(uuidString: id) else { throw CommandFailure("\(id) is not a payment id (a UUID)") }
+            try await withRuntime(settings) { runtime in
+                guard let payment = try await runtime.purchases.revoke(paymentId, reason: reason) else {
+                    throw CommandFailure("no purchase with payment id \(id)")
+                }
+                guard payment.status == .granted, let revokedAt = payment.revokedAt else {
+                    throw CommandFailure("payment \(id) is \(payment.status.rawValue); only granted purchases are revoked")
+                }
+                print("Revoked \(payment.productId) (payment \(id)) at \(Table.date(revokedAt)); access ended")
+            }
+        }
+    }
+
+    struct Consume: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Use a consumable; fails (exit 1) rather than take the balance below zero.")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "The account's email.") var account: String
+        @Option(help: "The app (bundle id / package name).") var app: String
+        @Option(help: "The consumable's product id.") var product: String
+        @Option(help: "How many to use (default 1).") var quantity: Int = 1
+        @Option(help: "Production or Sandbox (default: the account's: Sandbox for a sandbox account).") var environment: String?
+
+        func run() async throws {
+            guard quantity >= 1 else { throw ValidationError("--quantity must be at least 1") }
+            try await withRuntime(settings) { runtime in
+                let model = try await runtime.catalog.requireAccount(email: account)
+                let chosen: CommerceEnvironment
+                if let environment {
+                    guard let value = CommerceEnvironment(rawValue: environment) else {
+                        throw ValidationError("--environment must be Production or Sandbox")
+                    }
+                    chosen = value
+                } else {
+                    chosen = model.sandbox ? .sandbox : .production
+                }
+                switch try await runtime.purchases.consume(account: try model.requireID(), app: app, productId: product,
+                                                           environment: chosen, quantity: quantity) {
+                case .success(let balance):
+                    print("Used \(quantity) of \(product) for \(model.email) (\(chosen.rawValue)); balance now \(balance)")
+                case .failure(.insufficient(let balance)):
+                    throw CommandFailure("the \(chosen.rawValue) balance of \(product) for \(model.email) is \(balance), less than \(quantity); nothing used")
+                }
+            }
+        }
+    }
+}

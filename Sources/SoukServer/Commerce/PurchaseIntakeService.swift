@@ -1,0 +1,144 @@
+import Foundation
+import Logging
+import SoukCore
+import SoukStore
+
+/// The purchase path between the HTTP face and the store (issue 11 items 4, 7, 8): checks a
+/// reported purchase against the catalog (`PurchaseIntakeRule.precheck`), asks the store's
+/// verifier, checks the verified purchase (`PurchaseIntakeRule.decide`) and records it
+/// (`PurchaseStore`). Used by `POST transactions`, `POST restore` and the pending worker.
+public struct PurchaseIntakeService: Sendable {
+    let purchases: PurchaseStore
+    let catalogs: CommerceCatalogCache
+    let verifiers: StoreVerifiers
+    let policy: TransferPolicy
+    /// How long a request waits for a store before answering 202.
+    let timeout: Duration
+    let logger: Logger
+
+    public init(purchases: PurchaseStore, catalogs: CommerceCatalogCache, verifiers: StoreVerifiers, policy: TransferPolicy,
+                timeout: Duration, logger: Logger) {
+        self.purchases = purchases
+        self.catalogs = catalogs
+        self.verifiers = verifiers
+        self.policy = policy
+        self.timeout = timeout
+        self.logger = logger
+    }
+
+    /// The refusal code of a restore whose store did not answer in time: never a verdict (503).
+    public static let storeUnavailable = "store-unavailable"
+
+    /// The person a request acts for.
+    public struct Buyer: Sendable, Equatable {
+        public var account: UUID
+        public var email: String
+        public var sandbox: Bool
+
+        public init(account: UUID, email: String, sandbox: Bool) {
+            self.account = account
+            self.email = email
+            self.sandbox = sandbox
+        }
+    }
+
+    /// A reported purchase (`POST transactions`): the first outcome of its CloudEvent again, or the
+    /// outcome of checking, verifying and recording it. Pending when the store did not answer in time.
+    public func submit(_ event: PaymentValidationEvent, app: String, catalog: CommerceCatalogState, buyer: Buyer) async throws -> IntakeOutcome {
+        let key = PurchaseEventKey(app: app, source: event.source, id: event.id)
+        if let earlier = try await purchases.payment(for: key) {
+            guard earlier.accountId == buyer.account else {
+                return .refused(paymentId: nil, .duplicateEvent("This CloudEvent id was already used by another account."))
+            }
+            return IntakeOutcome(earlier)
+        }
+        if let username = event.data.username?.trimmingCharacters(in: .whitespaces), !username.isEmpty,
+           AccountModel.normalize(email: username) != buyer.email {
+            return .refused(paymentId: nil, .wrongAccount("data.username names another account than the access token's."))
+        }
+        let claim = event.claim(app: app)
+        let product: ProductDefinition
+        switch PurchaseIntakeRule.precheck(productId: event.data.productId, claim: claim, catalog: catalog) {
+        case .failure(let refusal): return .refused(paymentId: nil, refusal)
+        case .success(let found): product = found
+        }
+        guard let verifier = verifiers.verifier(for: claim.store) else {
+            return .refused(paymentId: nil, .storeNotConfigured(claim.store))
+        }
+        let intake = PurchaseIntake(account: buyer.account, product: product, claim: claim, event: key)
+        guard let verdict = await StoreVerifiers.verdict(verifier, on: claim, within: timeout) else {
+            logger.notice("store verdict not in time; purchase pending", metadata: ["app": "\(app)", "store": "\(claim.store.rawValue)"])
+            return try await purchases.recordPending(intake)
+        }
+        return try await settle(intake, verdict: verdict, catalog: catalog, accountIsSandbox: buyer.sandbox)
+    }
+
+    /// Records a verdict on an intake (`pendingPayment`: the pending payment it settles).
+    func settle(_ intake: PurchaseIntake, verdict: StoreVerdict, catalog: CommerceCatalogState, accountIsSandbox: Bool,
+                pendingPayment: UUID? = nil) async throws -> IntakeOutcome {
+        let refusal: PurchaseRefusal
+        switch verdict {
+        case .refused(let refused):
+            refusal = refused
+        case .verified(let verified):
+            switch PurchaseIntakeRule.decide(verified: verified, product: intake.product, claim: intake.claim,
+                                             accountIsSandbox: accountIsSandbox, allowSandbox: catalog.catalog.allowSandbox) {
+            case .success(let environment):
+                return try await purchases.record(intake, verified: verified, environment: environment, policy: policy, catalog: catalog,
+                                                  pendingPayment: pendingPayment)
+            case .failure(let refused):
+                refusal = refused
+            }
+        }
+        logger.info("purchase refused", metadata: ["app": "\(intake.claim.app)", "code": "\(refusal.code)"])
+        if let pendingPayment {
+            try await purchases.refusePending(pendingPayment, app: intake.claim.app, refusal)
+        }
+        return .refused(paymentId: pendingPayment, refusal)
+    }
+
+    /// One signed transaction a device holds (`POST restore`): verified, matched to the catalog
+    /// product of its SKU, and recorded for the buyer under the transfer policy.
+    public func restore(signedTransaction: String, store: CommerceStore = .appleStore, app: String, catalog: CommerceCatalogState,
+                        buyer: Buyer) async throws -> (outcome: IntakeOutcome, productId: String?) {
+        guard let verifier = verifiers.verifier(for: store) else { return (.refused(paymentId: nil, .storeNotConfigured(store)), nil) }
+        // The claim is the signed data alone: what it names comes from the signature.
+        let unsigned = PurchaseClaim(store: store, app: app, storeProductId: "", transactionId: "", receipt: signedTransaction)
+        guard let verdict = await StoreVerifiers.verdict(verifier, on: unsigned, within: timeout) else {
+            return (.refused(paymentId: nil, .init(Self.storeUnavailable, "The store did not answer in time; try again.")), nil)
+        }
+        guard case .verified(let verified) = verdict else {
+            if case .refused(let refusal) = verdict { return (.refused(paymentId: nil, refusal), nil) }
+            return (.refused(paymentId: nil, .invalidReceipt("no verdict")), nil)
+        }
+        guard let product = catalog.product(store: store, sku: verified.storeProductId) else {
+            return (.refused(paymentId: nil, .unknownProduct("\(verified.storeProductId) is not the \(store.rawValue) SKU of a product of \(app).")), nil)
+        }
+        var claim = unsigned
+        claim.storeProductId = verified.storeProductId
+        let intake = PurchaseIntake(account: buyer.account, product: product, claim: claim)
+        return (try await settle(intake, verdict: verdict, catalog: catalog, accountIsSandbox: buyer.sandbox), product.id)
+    }
+
+    /// Tries one pending purchase again (the pending worker). True when it was settled (granted or
+    /// refused); false when the store still did not answer (it is postponed with back-off).
+    public func retry(_ pending: PendingPurchase, timeout: Duration) async throws -> Bool {
+        guard let catalog = try await catalogs.state(app: pending.claim.app), let product = catalog.product(pending.productId) else {
+            try await purchases.refusePending(pending.paymentId, app: pending.claim.app,
+                                              .unknownProduct("\(pending.productId) is no longer a product of \(pending.claim.app)."))
+            return true
+        }
+        guard let verifier = verifiers.verifier(for: pending.claim.store) else {
+            try await purchases.refusePending(pending.paymentId, app: pending.claim.app, .storeNotConfigured(pending.claim.store))
+            return true
+        }
+        guard let verdict = await StoreVerifiers.verdict(verifier, on: pending.claim, within: timeout) else {
+            try await purchases.postpone(pending, reason: "\(pending.claim.store.rawValue) did not answer within \(timeout)")
+            return false
+        }
+        let sandbox = try await purchases.accountIsSandbox(pending.accountId) ?? false
+        let intake = PurchaseIntake(account: pending.accountId, product: product, claim: pending.claim)
+        _ = try await settle(intake, verdict: verdict, catalog: catalog, accountIsSandbox: sandbox, pendingPayment: pending.paymentId)
+        return true
+    }
+}

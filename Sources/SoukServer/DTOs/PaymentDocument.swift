@@ -1,0 +1,16 @@
+import Foundation
+
+/// `POST transactions`' answer (seed 003), `application/vnd.api+json`:
+/// `{"data": {"type": "payment", "id": "<payment id>"}}`, with `201` or `202` + `Location`.
+struct PaymentDocument: Codable, Equatable {
+    struct Resource: Codable, Equatable {
+        var type: String
+        var id: String
+    }
+
+    var data: Resource
+
+    init(paymentId: UUID) {
+        data = Resource(type: "payment", id: paymentId.uuidString.lowercased())
+    }
+}

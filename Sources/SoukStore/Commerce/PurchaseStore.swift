@@ -1,0 +1,199 @@
+import FluentKit
+import Foundation
+import SQLKit
+import SoukCore
+import Synchronization
+
+/// The purchases people made in the apps Souk serves (issue 11 items 4–8): intake of verified
+/// purchases, the pending queue, transfers, consumable balances, revocation, and the granted
+/// records the entitlement engine reads.
+///
+/// Idempotency lives in the database: a store transaction is one row (`UNIQUE (app, store,
+/// transaction_id)`), a CloudEvent one link (`UNIQUE (app, source, event_id)`). Every write runs in
+/// one transaction serialized per store transaction (PostgreSQL: an advisory lock on it; SQLite:
+/// the database's write lock, taken by the transaction's first statement), and appends one
+/// `commerce_changes` row per account whose purchases or balances it changed.
+public struct PurchaseStore: Sendable {
+    let database: SoukDatabase
+    let now: @Sendable () -> Date
+    /// Called after a write committed, once per account and app it changed (the entitlement index
+    /// of this process forgets them at once; other processes read `commerce_changes`).
+    let onChange: (@Sendable (_ account: UUID, _ app: String) -> Void)?
+
+    public init(database: SoukDatabase, now: @escaping @Sendable () -> Date = { Date() },
+                onChange: (@Sendable (_ account: UUID, _ app: String) -> Void)? = nil) {
+        self.database = database
+        self.now = now
+        self.onChange = onChange
+    }
+
+    // MARK: Reads
+
+    /// The granted purchases of one account in one app, in one indexed query
+    /// (`purchases_account_app`), for the entitlement engine.
+    public func grantedRecords(account: UUID, app: String) async throws -> [PurchaseRecord] {
+        try await Self.grantedRecords(account: account, app: app, on: database.sql)
+    }
+
+    static func grantedRecords(account: UUID, app: String, on sql: any SQLDatabase) async throws -> [PurchaseRecord] {
+        let rows = try await sql.raw("""
+            SELECT id, product_id, product_type, environment, purchase_date, expires_date, revoked_at, quantity FROM purchases
+            WHERE account_id = \(bind: account) AND app = \(bind: app) AND status = \(bind: PurchaseStatus.granted.rawValue)
+            """).all()
+        return try rows.compactMap { row in
+            guard let type = ProductType(rawValue: try row.decode(column: "product_type", as: String.self)),
+                  let environment = try row.decode(column: "environment", as: String?.self).flatMap(CommerceEnvironment.init(rawValue:)),
+                  let purchaseDate = try row.decode(column: "purchase_date", as: Date?.self) else { return nil }
+            return PurchaseRecord(paymentId: try row.decode(column: "id", as: UUID.self),
+                                  productId: try row.decode(column: "product_id", as: String.self), type: type,
+                                  environment: environment, purchaseDate: purchaseDate,
+                                  expiresDate: try row.decode(column: "expires_date", as: Date?.self),
+                                  revokedAt: try row.decode(column: "revoked_at", as: Date?.self),
+                                  quantity: try row.decode(column: "quantity", as: Int.self))
+        }
+    }
+
+    /// One payment, or nil.
+    public func payment(_ id: UUID) async throws -> StoredPurchase? {
+        try await Self.payment(id, on: database.sql)
+    }
+
+    static func payment(_ id: UUID, on sql: any SQLDatabase) async throws -> StoredPurchase? {
+        try await sql.raw("SELECT \(unsafeRaw: StoredPurchase.columns) FROM purchases WHERE id = \(bind: id)").first()
+            .map(StoredPurchase.decode)
+    }
+
+    /// The payment a CloudEvent reported, or nil when the event is new.
+    public func payment(for event: PurchaseEventKey) async throws -> StoredPurchase? {
+        guard let id = try await Self.linkedPayment(event, on: database.sql) else { return nil }
+        return try await payment(id)
+    }
+
+    static func linkedPayment(_ event: PurchaseEventKey, on sql: any SQLDatabase) async throws -> UUID? {
+        try await sql.raw("""
+            SELECT payment_id FROM purchase_events
+            WHERE app = \(bind: event.app) AND source = \(bind: event.source) AND event_id = \(bind: event.id)
+            """).first()?.decode(column: "payment_id", as: UUID.self)
+    }
+
+    /// Purchases, oldest first: of one account (in every app, or in `app`), or of one app.
+    public func list(account: UUID? = nil, app: String? = nil, limit: Int = 10_000) async throws -> [StoredPurchase] {
+        var query = database.sql.select().column(SQLRaw(StoredPurchase.columns)).from("purchases")
+        if let account { query = query.where("account_id", .equal, account) }
+        if let app { query = query.where("app", .equal, app) }
+        return try await query.orderBy("created_at").orderBy("id").limit(limit).all().map(StoredPurchase.decode)
+    }
+
+    /// The account's consumable balances in the app (products with a row, zero included).
+    public func balances(account: UUID, app: String) async throws -> [ConsumableBalance] {
+        try await database.sql.raw("""
+            SELECT product_id, environment, balance FROM consumable_balances
+            WHERE account_id = \(bind: account) AND app = \(bind: app) ORDER BY product_id, environment
+            """).all().compactMap { row in
+            guard let environment = CommerceEnvironment(rawValue: try row.decode(column: "environment", as: String.self)) else { return nil }
+            return ConsumableBalance(productId: try row.decode(column: "product_id", as: String.self), environment: environment,
+                                     balance: Int(try row.decode(column: "balance", as: Int64.self)))
+        }
+    }
+
+    /// Whether the account is a sandbox account (nil: no such account).
+    public func accountIsSandbox(_ account: UUID) async throws -> Bool? {
+        try await database.sql.raw("SELECT sandbox FROM accounts WHERE id = \(bind: account)").first()?
+            .decode(column: "sandbox", as: Bool.self)
+    }
+
+    /// The latest revision of `commerce_changes` (0 before any change).
+    public func revision() async throws -> Int64 {
+        try await database.sql.raw("SELECT value FROM commerce_revision WHERE id = 1").first()?.decode(column: "value", as: Int64.self) ?? 0
+    }
+
+    // MARK: Writing
+
+    /// What a write changed: the accounts whose purchases or balances moved, in `app`.
+    final class Changes: @unchecked Sendable {
+        var accounts: Set<UUID> = []
+    }
+
+    /// Runs `body` in one transaction, serialized with every other write on `key`, then records the
+    /// changes it reported in `commerce_changes` (same transaction) and tells `onChange` after the
+    /// commit.
+    func write<T: Sendable>(app: String, key: String, _ body: @escaping @Sendable (any SQLDatabase, Changes) async throws -> T) async throws -> T {
+        let isPostgres = database.location.isPostgres
+        let at = now()
+        let changes = Changes()
+        // SQLite: writers of this process take turns here, awaiting without holding a connection or
+        // a thread (SQLite's busy handler would spin a thread-pool thread while another writer works).
+        if !isPostgres { await Self.sqliteWriters.acquire() }
+        defer { if !isPostgres { Self.sqliteWriters.release() } }
+        let result = try await database.db.transaction { db in
+            let sql = db as! any SQLDatabase
+            if isPostgres {
+                try await sql.raw("SELECT pg_advisory_xact_lock(\(bind: Self.advisoryLockClass), hashtext(\(bind: key)))").run()
+            } else {
+                // The write lock first, so the transaction never reads a snapshot it then cannot write on.
+                try await sql.raw("UPDATE commerce_revision SET value = value WHERE id = 1").run()
+            }
+            let result = try await body(sql, changes)
+            for account in changes.accounts.sorted(by: { $0.uuidString < $1.uuidString }) {
+                // Bumped last: on PostgreSQL the counter row's lock is held only until the commit.
+                guard let row = try await sql.raw("UPDATE commerce_revision SET value = value + 1 WHERE id = 1 RETURNING value").first() else {
+                    throw PurchaseStoreError("commerce_revision has no row; the database was not migrated by this version of Souk")
+                }
+                try await sql.insert(into: "commerce_changes").columns("revision", "account_id", "app", "changed_at")
+                    .values(SQLBind(try row.decode(column: "value", as: Int64.self)), SQLBind(account), SQLBind(app), SQLBind(at))
+                    .run()
+            }
+            return result
+        }
+        if let onChange {
+            for account in changes.accounts { onChange(account, app) }
+        }
+        return result
+    }
+
+    static let sqliteWriters = WriterQueue()
+
+    /// The first key of the purchase path's advisory locks (the second is the hash of the key).
+    static var advisoryLockClass: Int32 { 0x5C1D }
+}
+
+/// A state the purchase tables should never be in (a bug or a foreign write), said plainly.
+public struct PurchaseStoreError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A first-come, first-served lock that waits without blocking a thread.
+final class WriterQueue: Sendable {
+    private struct State {
+        var held = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func acquire() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let granted = state.withLock { state in
+                if state.held {
+                    state.waiters.append(continuation)
+                    return false
+                }
+                state.held = true
+                return true
+            }
+            if granted { continuation.resume() }
+        }
+    }
+
+    func release() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.waiters.isEmpty {
+                state.held = false
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        next?.resume()
+    }
+}
