@@ -121,10 +121,13 @@ public struct PurchaseStore: Sendable {
         let isPostgres = database.location.isPostgres
         let at = now()
         let changes = Changes()
-        // SQLite: writers of this process take turns here, awaiting without holding a connection or
-        // a thread (SQLite's busy handler would spin a thread-pool thread while another writer works).
-        if !isPostgres { await Self.sqliteWriters.acquire() }
-        defer { if !isPostgres { Self.sqliteWriters.release() } }
+        // Writers of this process take turns here, awaiting without holding a connection or a thread:
+        // on SQLite all of them (its busy handler would spin a thread-pool thread while another writer
+        // works), on PostgreSQL those of one key (fifty copies of one purchase must not hold fifty pooled
+        // connections while they wait for the advisory lock, which orders them across processes).
+        let turn = isPostgres ? key : ""
+        await Self.writers.acquire(turn)
+        defer { Self.writers.release(turn) }
         let result = try await database.db.transaction { db in
             let sql = db as! any SQLDatabase
             if isPostgres {
@@ -151,7 +154,7 @@ public struct PurchaseStore: Sendable {
         return result
     }
 
-    static let sqliteWriters = WriterQueue()
+    static let writers = WriterQueue()
 
     /// The first key of the purchase path's advisory locks (the second is the hash of the key).
     static var advisoryLockClass: Int32 { 0x5C1D }
@@ -163,36 +166,38 @@ public struct PurchaseStoreError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A first-come, first-served lock that waits without blocking a thread.
+/// First-come, first-served turns per key, awaited without blocking a thread or holding a
+/// database connection. A key's entry exists only while someone holds or awaits it.
 final class WriterQueue: Sendable {
-    private struct State {
-        var held = false
+    private struct Turn {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let turns = Mutex<[String: Turn]>([:])
 
-    func acquire() async {
+    func acquire(_ key: String = "") async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let granted = state.withLock { state in
-                if state.held {
-                    state.waiters.append(continuation)
+            let granted = turns.withLock { turns in
+                if turns[key] != nil {
+                    turns[key]!.waiters.append(continuation)
                     return false
                 }
-                state.held = true
+                turns[key] = Turn()
                 return true
             }
             if granted { continuation.resume() }
         }
     }
 
-    func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if state.waiters.isEmpty {
-                state.held = false
+    func release(_ key: String = "") {
+        let next = turns.withLock { turns -> CheckedContinuation<Void, Never>? in
+            guard var turn = turns[key], !turn.waiters.isEmpty else {
+                turns[key] = nil
                 return nil
             }
-            return state.waiters.removeFirst()
+            let next = turn.waiters.removeFirst()
+            turns[key] = turn
+            return next
         }
         next?.resume()
     }
