@@ -43,8 +43,8 @@ struct AccountsCommand: AsyncParsableCommand {
         func run() async throws {
             try await withRuntime(settings) { runtime in
                 let accounts = try await runtime.catalog.accounts()
-                print(Table(["EMAIL", "STATUS", "CREATED"], accounts.map {
-                    [$0.email, $0.disabled ? "disabled" : "active", $0.createdAt.map(Table.date) ?? "-"]
+                print(Table(["EMAIL", "STATUS", "PURCHASES", "CREATED"], accounts.map {
+                    [$0.email, $0.disabled ? "disabled" : "active", $0.sandbox ? "sandbox" : "production", $0.createdAt.map(Table.date) ?? "-"]
                 }).render())
             }
         }
