@@ -3,7 +3,8 @@
 its developer use it: the operator CLI applies a catalog (twice, and broken), the app reads
 `products_v1.json` with conditional requests and the Pipes2 feed, signs in through the OAuth
 sign-in form (HTTP only), reports Apple purchases signed by an Apple-shaped chain made here with
-Python's `cryptography` (independent of Souk's Swift test chain) as CloudEvents in both modes, and
+Python's `cryptography` (independent of Souk's Swift test chain) as CloudEvents in both modes (built
+with the CloudEvents SDK when it is installed), and
 checks entitlements through purchase, duplicate, refund, revocation, restore and transfer.
 
     scripts/commerce-check.py prepare WORK        # makes the chain; WORK/root.der is the extra root
@@ -14,7 +15,7 @@ second process on the same PostgreSQL database, which must see every change with
 Run by scripts/e2e-commerce.sh.
 """
 import base64, datetime as dt, html.parser, http.cookiejar, json, os, secrets, hashlib
-import subprocess, sys, time, urllib.error, urllib.parse, urllib.request, uuid
+import subprocess, sys, time, urllib.error, urllib.parse, urllib.request, uuid, warnings
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "apple-verdicts"))
 import applechain  # noqa: E402
@@ -115,15 +116,44 @@ def cloud_event(product_id, sku, jws, transaction_id, event_id=None):
                      "productId": product_id, "store": "apple_store", "platform": "ios"}}
 
 
+try:  # The CloudEvents SDK builds the requests when it is installed (.ci/run installs it): 2.x, then 1.x.
+    try:
+        from cloudevents.v1.http import CloudEvent as SDKEvent
+        from cloudevents.v1.conversion import to_binary as sdk_binary, to_structured as sdk_structured
+    except ImportError:
+        from cloudevents.http import CloudEvent as SDKEvent
+        from cloudevents.conversion import to_binary as sdk_binary, to_structured as sdk_structured
+except ImportError:
+    SDKEvent = None
+
+
+def encode(event, mode):
+    """(headers, body) of `event` in CloudEvents HTTP `mode` (structured or binary)."""
+    if SDKEvent is not None:
+        with warnings.catch_warnings():  # 2.x deprecates the 1.x API it still ships
+            warnings.simplefilter("ignore")
+            sdk_event = SDKEvent({key: value for key, value in event.items() if key != "data"}, event["data"])
+            headers, body = (sdk_structured if mode == "structured" else sdk_binary)(sdk_event)
+        return dict(headers), body
+    if mode == "structured":
+        return {"Content-Type": "application/cloudevents+json"}, json.dumps(event).encode()
+    headers = {f"ce-{key}": str(value) for key, value in event.items() if key not in ("data", "datacontenttype")}
+    headers["Content-Type"] = event.get("datacontenttype", "application/json")
+    return headers, json.dumps(event["data"]).encode()
+
+
+def post_event(base, token, event, mode):
+    headers, body = encode(event, mode)
+    headers["Authorization"] = f"Bearer {token}"
+    return request("POST", f"{base}/commerce/{APP}/transactions", body, headers)
+
+
 def post_structured(base, token, event):
-    return request("POST", f"{base}/commerce/{APP}/transactions", json.dumps(event).encode(),
-                   {"Content-Type": "application/cloudevents+json", "Authorization": f"Bearer {token}"})
+    return post_event(base, token, event, "structured")
 
 
 def post_binary(base, token, event):
-    headers = {f"ce-{key}": str(value) for key, value in event.items() if key not in ("data", "datacontenttype")}
-    headers.update({"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
-    return request("POST", f"{base}/commerce/{APP}/transactions", json.dumps(event["data"]).encode(), headers)
+    return post_event(base, token, event, "binary")
 
 
 def signed(chain, sku, transaction_id, product_type="Auto-Renewable Subscription", days=30, **extra):
@@ -263,7 +293,7 @@ def check(base, work, souk_bin, other=None):
     expect(status == 200 and {"type": "entitlement", "id": "reader.book.1"} in json.loads(body), f"restore: {status} {body!r}")
     expect(entitled(base, second, "reader.book.1")[0] == 200, "restored to the second account")
     eventually(lambda: entitled(base, buyer, "reader.book.1")[0] == 401, "the book left the first account")
-    print("commerce-check: OK" + (" (two processes)" if other else ""))
+    print("commerce-check: OK" + (" (two processes)" if other else "") + (", events built with the CloudEvents SDK" if SDKEvent else ""))
 
 
 CHAIN_FILES = ("leaf.der", "intermediate.der", "root.der")
