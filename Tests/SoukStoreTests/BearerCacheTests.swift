@@ -43,6 +43,44 @@ import Testing
     }
 
     @Test(arguments: TestBackend.available)
+    func holdsAValidTokenPastTheCheckIntervalUntilTheAuthRevisionMoves(_ backend: TestBackend) async throws {
+        try await StoreFixture.with(backend) { store in
+            let (tokens, accountID, pair) = try await Self.tokens(store)
+            let cache = BearerCache(tokens: tokens, lifetime: .milliseconds(100))
+            _ = try await cache.authenticate(accessToken: "sat_first_check")  // the first check sets the baseline
+            #expect(try await cache.authenticate(accessToken: pair.accessToken).get().scope == "all")
+            // A write the triggers ignore (as last_used_at is): the held answer outlives several checks.
+            let before = try await tokens.authRevision()
+            try await store.database.sql.raw("UPDATE oauth_tokens SET scope = 'changed', last_used_at = NULL").run()
+            #expect(try await tokens.authRevision() == before)
+            try await Task.sleep(for: .milliseconds(250))
+            #expect(try await cache.authenticate(accessToken: pair.accessToken).get().scope == "all")
+            // A revocation moves the revision, whoever writes it: seen within the interval.
+            try await store.database.sql.raw("UPDATE oauth_tokens SET revoked_at = CURRENT_TIMESTAMP").run()
+            #expect(try await tokens.authRevision() > before)
+            try await Task.sleep(for: .milliseconds(150))
+            #expect(try await cache.authenticate(accessToken: pair.accessToken) == .failure(.revoked))
+            _ = accountID
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func aDisabledOrSandboxedAccountIsSeenWithinTheInterval(_ backend: TestBackend) async throws {
+        try await StoreFixture.with(backend) { store in
+            let (tokens, accountID, pair) = try await Self.tokens(store)
+            let cache = BearerCache(tokens: tokens, lifetime: .milliseconds(100))
+            _ = try await cache.authenticate(accessToken: "sat_first_check")
+            #expect(try await cache.account(accessToken: pair.accessToken).get().sandbox == false)
+            try await store.database.sql.raw("UPDATE accounts SET sandbox = \(bind: true) WHERE id = \(bind: accountID)").run()
+            try await Task.sleep(for: .milliseconds(150))
+            #expect(try await cache.account(accessToken: pair.accessToken).get().sandbox)
+            try await store.database.sql.raw("UPDATE accounts SET disabled = \(bind: true) WHERE id = \(bind: accountID)").run()
+            try await Task.sleep(for: .milliseconds(150))
+            #expect(try await cache.account(accessToken: pair.accessToken) == .failure(.accountDisabled))
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
     func aZeroLifetimeAsksEveryTime(_ backend: TestBackend) async throws {
         try await StoreFixture.with(backend) { store in
             let (tokens, _, pair) = try await Self.tokens(store)

@@ -16,68 +16,120 @@ public struct BearerAccount: Sendable, Equatable {
     }
 }
 
-/// Access token → account (`BearerAccount`), remembered for `lifetime`, so that a hot path (the entitlement check)
-/// costs no database round trip per request for a token it saw within that time.
+/// Access token → account (`BearerAccount`), held in memory so that a hot path (the entitlement
+/// check) costs no database round trip per request.
 ///
-/// Every outcome is remembered, refusals too (an unknown token costs one query per `lifetime`,
-/// not one per request), for a random time between half the lifetime and all of it. The price: a token revoked or expired, or an account disabled, is still
-/// accepted for at most `lifetime` (`SOUK_CATALOG_REFRESH_MS`, one second by default) by a process
-/// that saw it valid just before; `.zero` remembers nothing. Tokens are held by their SHA-256, never
-/// as such. A cached answer does not move the token's `last_used_at` (it moves when the token is
-/// read again, at most once a minute anyway).
+/// A valid token is held until it expires (at most `longestHold`). Revocations are learned from
+/// `auth_revision`, a counter that database triggers move when a token is revoked or deleted or an
+/// account is disabled, re-addressed, made sandbox or deleted (`CreateAuthRevision`), whoever
+/// writes: at most once per `lifetime` (`SOUK_CATALOG_REFRESH_MS`, one second by default) a request
+/// reads it, and when it moved every held answer is forgotten. So a revoked token, or a disabled
+/// account, is still accepted for at most `lifetime` by a process that held it. Refusals are held
+/// for a random time between half the lifetime and all of it; `.zero` holds nothing. A token read
+/// before the first check, or while a check forgot everything, is held only that briefly too.
+/// Tokens are held by their SHA-256, never as such. A held answer does not move the token's
+/// `last_used_at` (it moves when the token is read again, at most once a minute anyway). When the
+/// counter cannot be read, requests fail (503) rather than trust what is held.
 public final class BearerCache: Sendable {
     private struct Entry {
         var outcome: Result<BearerAccount, TokenStore.BearerFailure>
         var expires: ContinuousClock.Instant
     }
 
+    private struct State {
+        var entries: [SHA256.Digest: Entry] = [:]
+        /// The last `auth_revision` read; nil before the first check.
+        var revision: Int64?
+        var nextCheck: ContinuousClock.Instant?
+        /// Moves each time everything held is forgotten.
+        var generation = 0
+    }
+
     public let tokens: TokenStore
     let lifetime: Duration
     let capacity: Int
-    private let entries = Mutex<[SHA256.Digest: Entry]>([:])
+    let longestHold: Duration
+    private let state = Mutex(State())
 
-    public init(tokens: TokenStore, lifetime: Duration = .seconds(1), capacity: Int = 100_000) {
+    public init(tokens: TokenStore, lifetime: Duration = .seconds(1), capacity: Int = 100_000, longestHold: Duration = .seconds(3600)) {
         self.tokens = tokens
         self.lifetime = lifetime
         self.capacity = capacity
+        self.longestHold = longestHold
     }
 
-    /// `TokenStore.authenticate(accessToken:)`, answered from memory when it was asked within `lifetime`.
+    /// `TokenStore.authenticate(accessToken:)`, answered from memory when it is held.
     public func authenticate(accessToken: String) async throws -> Result<TokenStore.Bearer, TokenStore.BearerFailure> {
         try await account(accessToken: accessToken).map(\.bearer)
     }
 
-    /// The token's account with its email and sandbox flag, answered from memory when it was
-    /// asked within `lifetime` (a miss costs one indexed query, the token joined with its account).
+    /// The token's account with its email and sandbox flag, answered from memory when it is held
+    /// (a miss costs one indexed query, the token joined with its account).
     public func account(accessToken: String) async throws -> Result<BearerAccount, TokenStore.BearerFailure> {
-        guard lifetime > .zero else { return try await load(accessToken) }
+        guard lifetime > .zero else { return try await load(accessToken).outcome }
+        try await checkRevisionIfDue()
         let key = SHA256.hash(data: Array(accessToken.utf8))
         let now = ContinuousClock.now
-        if let held = entries.withLock({ $0[key] }), held.expires > now { return held.outcome }
-        let outcome = try await load(accessToken)
-        entries.withLock { entries in
-            if entries[key] == nil, entries.count >= capacity {
-                entries = entries.filter { $0.value.expires > now }
-                if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+        let (held, generation, checked) = state.withLock { ($0.entries[key], $0.generation, $0.revision != nil) }
+        if let held, held.expires > now { return held.outcome }
+        let (outcome, validFor) = try await load(accessToken)
+        state.withLock { state in
+            if state.entries[key] == nil, state.entries.count >= capacity {
+                state.entries = state.entries.filter { $0.value.expires > now }
+                if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
             }
-            // Spread over the second half of the lifetime, so tokens first seen together are not
+            // Spread over the second half of the lifetime, so refusals first seen together are not
             // all read again at the same instant (a burst of queries that showed as p99 latency).
-            entries[key] = Entry(outcome: outcome, expires: now + lifetime * Double.random(in: 0.5...1.0))
+            var hold = lifetime * Double.random(in: 0.5...1.0)
+            if case .success = outcome, checked, state.generation == generation, let validFor {
+                hold = min(longestHold, validFor)
+            }
+            state.entries[key] = Entry(outcome: outcome, expires: now + hold)
         }
         return outcome
     }
 
-    private func load(_ accessToken: String) async throws -> Result<BearerAccount, TokenStore.BearerFailure> {
-        try await tokens.authenticateAccount(accessToken: accessToken).map {
-            BearerAccount(bearer: $0.bearer, email: $0.email, sandbox: $0.sandbox)
+    /// Reads `auth_revision` when a check is due and forgets everything held when it moved.
+    private func checkRevisionIfDue() async throws {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> Bool in
+            if let next = state.nextCheck, next > now { return false }
+            state.nextCheck = now + lifetime
+            return true
+        }
+        guard due else { return }
+        let revision: Int64
+        do {
+            revision = try await tokens.authRevision()
+        } catch {
+            state.withLock { $0.nextCheck = nil }
+            throw error
+        }
+        state.withLock { state in
+            if let seen = state.revision, seen != revision {
+                state.entries.removeAll(keepingCapacity: true)
+                state.generation += 1
+            }
+            state.revision = revision
+        }
+    }
+
+    /// The answer for a token, and for how long a valid one stays valid.
+    private func load(_ accessToken: String) async throws -> (outcome: Result<BearerAccount, TokenStore.BearerFailure>, validFor: Duration?) {
+        switch try await tokens.authenticateAccount(accessToken: accessToken) {
+        case .failure(let failure):
+            return (.failure(failure), nil)
+        case .success(let found):
+            let seconds = max(0, found.expiresAt.timeIntervalSince(tokens.now()))
+            return (.success(BearerAccount(bearer: found.bearer, email: found.email, sandbox: found.sandbox)), .seconds(seconds))
         }
     }
 
     /// Forgets a token at once (this process revoked it).
     public func forget(accessToken: String) {
-        _ = entries.withLock { $0.removeValue(forKey: SHA256.hash(data: Array(accessToken.utf8))) }
+        _ = state.withLock { $0.entries.removeValue(forKey: SHA256.hash(data: Array(accessToken.utf8))) }
     }
 
     /// How many tokens are held now (at most `capacity`).
-    public var count: Int { entries.withLock { $0.count } }
+    public var count: Int { state.withLock { $0.entries.count } }
 }

@@ -177,7 +177,7 @@ public struct TokenStore: Sendable {
 
     /// `authenticate(accessToken:)` in one indexed query (token joined with its account), with the
     /// account's email and sandbox flag: what the commerce hot paths need on a cache miss.
-    public func authenticateAccount(accessToken: String) async throws -> Result<(bearer: Bearer, email: String, sandbox: Bool), BearerFailure> {
+    public func authenticateAccount(accessToken: String) async throws -> Result<(bearer: Bearer, email: String, sandbox: Bool, expiresAt: Date), BearerFailure> {
         guard let row = try await sql.raw("""
             SELECT t.id, t.account_id, t.client_id, t.scope, t.expires_at, t.revoked_at, t.last_used_at,
                    a.email, a.sandbox, a.disabled
@@ -185,14 +185,21 @@ public struct TokenStore: Sendable {
             WHERE t.token_hash = \(bind: OpaqueToken.hash(accessToken)) AND t.kind = \(bind: OAuthTokenModel.Kind.access.rawValue)
             """).first() else { return .failure(.unknown) }
         if try row.decode(column: "revoked_at", as: Date?.self) != nil { return .failure(.revoked) }
-        if try row.decode(column: "expires_at", as: Date.self) <= now() { return .failure(.expired) }
+        let expiresAt = try row.decode(column: "expires_at", as: Date.self)
+        if expiresAt <= now() { return .failure(.expired) }
         if try row.decode(column: "disabled", as: Bool.self) { return .failure(.accountDisabled) }
         if try row.decode(column: "last_used_at", as: Date?.self).map({ now().timeIntervalSince($0) > 60 }) ?? true {
             try await sql.raw("UPDATE oauth_tokens SET last_used_at = \(bind: now()) WHERE id = \(bind: try row.decode(column: "id", as: UUID.self))").run()
         }
         let bearer = Bearer(accountID: try row.decode(column: "account_id", as: UUID.self),
                             clientId: try row.decode(column: "client_id", as: String.self), scope: try row.decode(column: "scope", as: String.self))
-        return .success((bearer, try row.decode(column: "email", as: String.self), try row.decode(column: "sandbox", as: Bool.self)))
+        return .success((bearer, try row.decode(column: "email", as: String.self), try row.decode(column: "sandbox", as: Bool.self), expiresAt))
+    }
+
+    /// The counter database triggers move when a token is revoked or deleted, or an account is
+    /// disabled, re-addressed, made sandbox or deleted (`CreateAuthRevision`).
+    public func authRevision() async throws -> Int64 {
+        try await sql.raw("SELECT value FROM auth_revision WHERE id = 1").first()?.decode(column: "value", as: Int64.self) ?? 0
     }
 
     /// RFC 7009: revoking a refresh token signs out its whole family; an access token only itself.

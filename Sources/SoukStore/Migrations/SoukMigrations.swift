@@ -34,5 +34,6 @@ enum SoukMigrations {
         CreateCommerceCatalog(),
         UpdateAccountAddSandbox(),
         CreatePurchases(),
+        CreateAuthRevision(),
     ]
 }
