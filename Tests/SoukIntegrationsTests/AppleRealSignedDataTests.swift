@@ -79,7 +79,7 @@ import Testing
     @Test func realTransactionWithAnAlteredPayloadIsRefused() async throws {
         let sample = try #require(Self.fixture.transactions.first { $0.expected["Sandbox"] == "OK" })
         var parts = sample.jws.split(separator: ".").map(String.init)
-        let decoded = try #require(Data(base64URL: parts[1]))
+        let decoded = try #require(Base64URL.decodeEitherAlphabet(parts[1]))
         var payload = try #require(try JSONSerialization.jsonObject(with: decoded) as? [String: Any])
         payload["productId"] = "com.example.everything"
         parts[1] = try JSONSerialization.data(withJSONObject: payload).base64EncodedString()

@@ -112,6 +112,15 @@ import Testing
             #expect(refused.status == .conflict)
             #expect(try F.problemType(refused) == "urn:souk:problem:insufficient-balance")
             #expect(try await f.postJSON("consume", ["productId": "reader.monthly"], as: f.alice).status == .unprocessableContent)
+            // Bad input: a clear 400, and the balance is untouched.
+            #expect(try await f.postJSON("consume", ["productId": "reader.coins.100", "quantity": 0], as: f.alice).status == .badRequest)
+            #expect(try await f.postJSON("consume", ["productId": "reader.coins.100", "quantity": -5], as: f.alice).status == .badRequest)
+            #expect(try await f.postJSON("consume", ["quantity": 1], as: f.alice).status == .badRequest)
+            let garbage = try await f.client.execute(uri: "/commerce/\(F.app)/consume", method: .post,
+                                                     headers: [.authorization: "Bearer \(f.alice.token)", .contentType: "application/json"],
+                                                     body: ByteBuffer(string: "{not json"))
+            #expect(garbage.status == .badRequest)
+            #expect(garbage.headers[.contentType] == "application/problem+json")
             let balances = try F.json(try await f.get("balances", as: f.alice), as: [String: [[String: AnyCodable]]].self)
             #expect(balances["balances"] == [["productId": .string("reader.coins.100"), "environment": .string("Production"), "balance": .int(1)]])
             #expect(try F.json(try await f.get("balances", as: f.bob), as: [String: [[String: AnyCodable]]].self)["balances"] == [])

@@ -41,6 +41,14 @@ public enum Base64URL {
             .replacingOccurrences(of: "=", with: "")
     }
 
+    /// Decodes either alphabet (standard or URL), padded or not, ignoring whitespace: what Zapp's
+    /// `ctx`, a CloudEvent's `data_base64` and a JWS segment may hold in the wild. nil otherwise.
+    public static func decodeEitherAlphabet(_ text: some StringProtocol) -> Data? {
+        var base64 = String(text.filter { !$0.isWhitespace }.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+
     /// Decodes unpadded (or padded) base64url; nil for anything else.
     public static func decode(_ text: String) -> Data? {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")

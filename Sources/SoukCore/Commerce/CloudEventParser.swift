@@ -54,7 +54,7 @@ public enum CloudEventParser {
                     data = value
                 }
             case (nil, let encoded?):
-                guard case .string(let text) = encoded, let decoded = Base64Text.decode(text) else {
+                guard case .string(let text) = encoded, let decoded = Base64URL.decodeEitherAlphabet(text).map(Array.init) else {
                     throw CloudEventError(path: "data_base64", message: "must be a base64 string")
                 }
                 do {
@@ -278,15 +278,5 @@ enum JSONText {
         var writer = JSONWriter(capacity: text.utf8.count + 2)
         writer.string(text)
         out.append(contentsOf: writer.bytes)
-    }
-}
-
-/// Base64 or base64url text, padded or not (`ctx`, `data_base64`).
-enum Base64Text {
-    static func decode(_ text: String) -> [UInt8]? {
-        var normalized = String(text.filter { !$0.isWhitespace }.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
-        guard normalized.count % 4 != 1 else { return nil }
-        while normalized.count % 4 != 0 { normalized.append("=") }
-        return Data(base64Encoded: normalized).map { Array($0) }
     }
 }

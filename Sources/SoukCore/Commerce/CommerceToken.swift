@@ -30,7 +30,7 @@ public enum CommerceToken {
 
     /// `access_token` of a `ctx` value.
     static func fromContext(_ context: String) -> String? {
-        guard let bytes = Base64Text.decode(context), let document = try? JSONValue.parse(bytes),
+        guard let bytes = Base64URL.decodeEitherAlphabet(context).map(Array.init), let document = try? JSONValue.parse(bytes),
               case .string(let token)? = document["access_token"], !token.isEmpty else { return nil }
         return token
     }

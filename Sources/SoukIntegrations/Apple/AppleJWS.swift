@@ -1,4 +1,5 @@
 import Foundation
+import SoukCore
 
 /// A compact JWS of App Store signed data, split and decoded but not yet trusted.
 struct AppleJWS<Payload: AppleSignedPayload> {
@@ -24,8 +25,8 @@ struct AppleJWS<Payload: AppleSignedPayload> {
         guard segments.count == 3 else {
             return .failure(.init(.malformedJWS, "a JWS has 3 segments, this has \(segments.count)"))
         }
-        guard let headerData = Data(base64URL: segments[0]), let payloadData = Data(base64URL: segments[1]),
-              Data(base64URL: segments[2]) != nil else {
+        guard let headerData = Base64URL.decodeEitherAlphabet(segments[0]), let payloadData = Base64URL.decodeEitherAlphabet(segments[1]),
+              Base64URL.decodeEitherAlphabet(segments[2]) != nil else {
             return .failure(.init(.malformedJWS, "a segment is not base64url"))
         }
         guard let fields = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any] else {
@@ -84,14 +85,5 @@ extension AppleJWS.Header {
         case let object as [String: Any]: x5c = Array(repeating: nil, count: object.count)
         default: x5c = nil
         }
-    }
-}
-
-extension Data {
-    /// Base64url (RFC 4648 §5), with or without padding.
-    init?(base64URL text: some StringProtocol) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        if base64.count % 4 != 0 { base64 += String(repeating: "=", count: 4 - base64.count % 4) }
-        self.init(base64Encoded: base64)
     }
 }
