@@ -12,16 +12,26 @@ public struct PurchaseClaim: Sendable, Equatable {
     public var transactionId: String
     /// `data.transaction.userId` (mandatory for Amazon).
     public var userId: String?
-    /// `data.transaction.receipt`: for Apple, the StoreKit 2 signed transaction (JWS).
+    /// `data.transaction.receipt`: for Apple, the StoreKit 2 signed transaction (JWS), or empty: then
+    /// the transaction is looked up by `transactionId` (App Store Server API); for Google, Play
+    /// Billing's purchase JSON or the bare purchase token.
     public var receipt: String
+    /// The catalog's type of the product claimed (Google reads one-time products and subscriptions
+    /// at different endpoints); nil when not known yet (restore).
+    public var productType: ProductType?
+    /// The buyer is a sandbox account (Amazon checks sandbox accounts at RVS's sandbox path).
+    public var accountIsSandbox: Bool
 
-    public init(store: CommerceStore, app: String, storeProductId: String, transactionId: String, userId: String? = nil, receipt: String) {
+    public init(store: CommerceStore, app: String, storeProductId: String, transactionId: String, userId: String? = nil, receipt: String,
+                productType: ProductType? = nil, accountIsSandbox: Bool = false) {
         self.store = store
         self.app = app
         self.storeProductId = storeProductId
         self.transactionId = transactionId
         self.userId = userId
         self.receipt = receipt
+        self.productType = productType
+        self.accountIsSandbox = accountIsSandbox
     }
 }
 
@@ -52,12 +62,29 @@ public struct VerifiedPurchase: Sendable, Equatable {
     /// When the store signed this statement; a later statement about the same transaction wins.
     public var signedDate: Date
     public var appAccountToken: String?
+    /// Renewal state, grace period, will-renew: set by stores that say it, for subscriptions.
+    public var lifecycle: StoreLifecycle?
+    /// What asks the store about this purchase again when it is not the transaction id: Google's
+    /// purchase token. Kept with the purchase (never logged).
+    public var storeReference: String?
+    /// Google's `linkedPurchaseToken`: the purchase this one replaces (upgrade, downgrade, resubscribe).
+    public var linkedStoreReference: String?
+    /// false: Souk must acknowledge it at the store (Google, within 3 days); nil: nothing to acknowledge.
+    public var acknowledged: Bool?
+    /// false: a consumable the store still holds as owned (Google consumptionState 0); nil: n/a.
+    public var consumed: Bool?
 
     public init(store: CommerceStore, transactionId: String, originalTransactionId: String, storeProductId: String,
                 type: ProductType?, purchaseDate: Date, originalPurchaseDate: Date? = nil, expiresDate: Date? = nil,
                 revocationDate: Date? = nil, revocationReason: String? = nil, quantity: Int = 1,
                 ownershipType: String = "PURCHASED", environment: CommerceEnvironment, app: String, signedDate: Date,
-                appAccountToken: String? = nil) {
+                appAccountToken: String? = nil, lifecycle: StoreLifecycle? = nil, storeReference: String? = nil,
+                linkedStoreReference: String? = nil, acknowledged: Bool? = nil, consumed: Bool? = nil) {
+        self.lifecycle = lifecycle
+        self.storeReference = storeReference
+        self.linkedStoreReference = linkedStoreReference
+        self.acknowledged = acknowledged
+        self.consumed = consumed
         self.store = store
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -101,9 +128,15 @@ public enum StoreVerdict: Sendable, Equatable {
     case refused(PurchaseRefusal)
 }
 
-/// Verifies purchase claims with one store. Apple's is local (signed data); the others call their
-/// store. A verifier *throws* only when it cannot reach a verdict (the store is down or slow):
-/// that is never a refusal — the purchase waits and is checked again (202 + `Location`).
+/// Verifies purchase claims with one store. Apple's is local (signed data) or asks the App Store
+/// Server API; the others call their store. A verifier *throws* only when it cannot reach a verdict
+/// (`StoreFault`: the store is down, slow, rate-limiting, refused the operator's credentials, or
+/// the purchase is still pending there): that is never a refusal — the purchase waits and is
+/// checked again (202 + `Location`).
+///
+/// The same call re-reads a recorded purchase (reconciliation, notifications): the claim is then
+/// rebuilt from the stored purchase (Google: `receipt` = the purchase token; Apple: an empty
+/// receipt and the transaction id).
 public protocol StoreVerifier: Sendable {
     var store: CommerceStore { get }
     func verify(_ claim: PurchaseClaim) async throws -> StoreVerdict

@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import Logging
 import SoukCore
+import SoukIntegrations
 import SoukStore
 
 /// Every setting Souk reads, typed and validated once at start-up.
@@ -77,8 +78,15 @@ public struct SoukConfig: Sendable {
         public var appleRootCertificates: [String] = []
         /// A store transaction another account already owns: `transfer`, `transfer-if-inactive` or `keep`.
         public var transferPolicy: TransferPolicy = .transfer
-        /// How long `POST transactions` waits for a store's verdict before answering 202 + `Location`.
-        public var verifyTimeoutMilliseconds = 5000
+        /// How long an intake (`POST transactions`, restore) waits for a store's verdict before answering 202 + `Location`.
+        public var verifyTimeoutMilliseconds = 3000
+        /// Each store's base URL and the retry policy of store calls (issue 12).
+        public var stores = StoreEndpoints()
+        /// Webhook deliveries: back-off from `webhookRetryBase` doubling to `webhookRetryMax`, for 3 days.
+        public var webhookRetryBase: Duration = .seconds(60)
+        public var webhookRetryMax: Duration = .seconds(3600)
+        /// How often the reconciliation service looks for subscriptions to ask their store about again.
+        public var reconcileIntervalSeconds = 300
 
         public init() {}
     }
@@ -123,7 +131,20 @@ public struct SoukConfig: Sendable {
         ("commerceProviderName", "SOUK_COMMERCE_PROVIDER_NAME", "-", "payment provider name in the product feed's type.value (default souk)"),
         ("appleRootCertificates", "SOUK_APPLE_ROOT_CERTIFICATES", "-", "comma-separated DER certificate paths trusted in addition to the built-in Apple Root CA - G3"),
         ("transferPolicy", "SOUK_TRANSFER_POLICY", "-", "a purchase another account owns: transfer (default), transfer-if-inactive or keep"),
-        ("commerceVerifyTimeoutMs", "SOUK_COMMERCE_VERIFY_TIMEOUT_MS", "-", "how long POST transactions waits for a store before answering 202 (default 5000)"),
+        ("storeIntakeWaitMs", "SOUK_STORE_INTAKE_WAIT_MS", "-", "how long an intake waits for a store before answering 202 (default 3000)"),
+        ("googlePlayBaseUrl", "SOUK_GOOGLE_PLAY_BASE_URL", "-", "Android Publisher API scheme and host (default https://androidpublisher.googleapis.com)"),
+        ("googleOauthTokenUrl", "SOUK_GOOGLE_OAUTH_TOKEN_URL", "-", "Google's OAuth token URL for service accounts, a full URL (default https://oauth2.googleapis.com/token)"),
+        ("googlePushCertsUrl", "SOUK_GOOGLE_PUSH_CERTS_URL", "-", "Google's OIDC keys (JWKS) for RTDN push JWTs, a full URL (default https://www.googleapis.com/oauth2/v3/certs)"),
+        ("amazonRvsBaseUrl", "SOUK_AMAZON_RVS_BASE_URL", "-", "Amazon RVS scheme and host (default https://appstore-sdk.amazon.com)"),
+        ("amazonRvsSandboxBaseUrl", "SOUK_AMAZON_RVS_SANDBOX_BASE_URL", "-", "Amazon RVS for sandbox purchases; Souk adds /sandbox/version/1.0/… (default https://appstore-sdk.amazon.com)"),
+        ("rokuBaseUrl", "SOUK_ROKU_BASE_URL", "-", "Roku Pay web services scheme and host (default https://apipub.roku.com)"),
+        ("appStoreServerApiBaseUrl", "SOUK_APP_STORE_SERVER_API_BASE_URL", "-", "App Store Server API, production (default https://api.storekit.apple.com)"),
+        ("appStoreServerApiSandboxBaseUrl", "SOUK_APP_STORE_SERVER_API_SANDBOX_BASE_URL", "-", "App Store Server API, sandbox (default https://api.storekit-sandbox.apple.com)"),
+        ("storeRetryBaseMs", "SOUK_STORE_RETRY_BASE_MS", "-", "first back-off of a failed store call, doubling with jitter; also paces acknowledgements and re-checks (default 1000)"),
+        ("storeRetryMaxMs", "SOUK_STORE_RETRY_MAX_MS", "-", "longest back-off between store calls (default 30000)"),
+        ("webhookRetryBaseMs", "SOUK_WEBHOOK_RETRY_BASE_MS", "-", "first back-off of a failed webhook delivery, doubling, for 3 days (default 60000)"),
+        ("webhookRetryMaxMs", "SOUK_WEBHOOK_RETRY_MAX_MS", "-", "longest back-off between webhook deliveries (default 3600000)"),
+        ("reconcileIntervalSeconds", "SOUK_RECONCILE_INTERVAL_SECONDS", "-", "how often subscriptions due for a re-check are asked about at their store (default 300)"),
     ]
 
     /// A configuration for tests and tools: in-memory-free defaults rooted at `dataDir`.
@@ -277,7 +298,8 @@ public struct SoukConfig: Sendable {
             }
             config.commerce.transferPolicy = value
         }
-        config.commerce.verifyTimeoutMilliseconds = try await reader.wholeNumber("commerceVerifyTimeoutMs", default: 5000, range: 0...60_000)
+        config.commerce.verifyTimeoutMilliseconds = try await reader.wholeNumber("storeIntakeWaitMs", default: 3000, range: 0...60_000)
+        try await reader.readStoreSettings(into: &config.commerce)
         if let signUp = try await reader.string("signUp") {
             guard let value = Bool(signUp.lowercased()) else { throw reader.error("signUp", signUp, "must be true or false") }
             config.signUpEnabled = value
@@ -341,6 +363,42 @@ private struct Settings {
             throw error(key, text, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return number
+    }
+
+    /// An http(s) URL with a host; nil when unset.
+    func httpURL(_ key: String) async throws -> String? {
+        guard let text = try await string(key) else { return nil }
+        guard let url = URL(string: text), url.scheme == "https" || url.scheme == "http", url.host != nil else {
+            throw error(key, text, "must be an http(s) URL")
+        }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
+    /// The stores' base URLs, store retries, webhook retries and reconciliation (issue 12).
+    func readStoreSettings(into commerce: inout SoukConfig.CommerceSettings) async throws {
+        var stores = commerce.stores
+        if let url = try await httpURL("googlePlayBaseUrl") { stores.googlePlayBaseURL = url }
+        if let url = try await httpURL("googleOauthTokenUrl") { stores.googleOAuthTokenURL = url }
+        if let url = try await httpURL("googlePushCertsUrl") { stores.googlePushCertsURL = url }
+        if let url = try await httpURL("amazonRvsBaseUrl") { stores.amazonRVSBaseURL = url }
+        if let url = try await httpURL("amazonRvsSandboxBaseUrl") { stores.amazonRVSSandboxBaseURL = url }
+        if let url = try await httpURL("rokuBaseUrl") { stores.rokuBaseURL = url }
+        if let url = try await httpURL("appStoreServerApiBaseUrl") { stores.appStoreServerAPIBaseURL = url }
+        if let url = try await httpURL("appStoreServerApiSandboxBaseUrl") { stores.appStoreServerAPISandboxBaseURL = url }
+        let base = try await wholeNumber("storeRetryBaseMs", default: 1000, range: 1...3_600_000)
+        let max = try await wholeNumber("storeRetryMaxMs", default: 30_000, range: 1...86_400_000)
+        guard max >= base else { throw error("storeRetryMaxMs", String(max), "must be at least storeRetryBaseMs (\(base))") }
+        stores.retry.base = .milliseconds(base)
+        stores.retry.max = .milliseconds(max)
+        commerce.stores = stores
+        let webhookBase = try await wholeNumber("webhookRetryBaseMs", default: 60_000, range: 1...86_400_000)
+        let webhookMax = try await wholeNumber("webhookRetryMaxMs", default: 3_600_000, range: 1...86_400_000)
+        guard webhookMax >= webhookBase else {
+            throw error("webhookRetryMaxMs", String(webhookMax), "must be at least webhookRetryBaseMs (\(webhookBase))")
+        }
+        commerce.webhookRetryBase = .milliseconds(webhookBase)
+        commerce.webhookRetryMax = .milliseconds(webhookMax)
+        commerce.reconcileIntervalSeconds = try await wholeNumber("reconcileIntervalSeconds", default: 300, range: 1...86_400)
     }
 
     func error(_ key: String, _ value: String, _ reason: String) -> ConfigError {
