@@ -6,7 +6,10 @@ import Foundation
 /// - A purchase gives access from its purchase date (`clockSkewAllowance` early) until it ends — the store's expiry (auto-renewable), the chained end
 ///   of a non-renewing subscription (`nonRenewingEnds`), never (non-consumable) — or until it was
 ///   revoked or refunded, whichever is first. Consumables never give access (they are balances).
-/// - A purchase grants its product and the product's entitlements (on sale or retired).
+/// - A purchase grants its product and the product's entitlements (on sale or retired). An
+///   auto-renewable in its grace period keeps access until `graceExpiresDate`.
+/// - A promotional grant (type non-consumable, `grantedEntitlement` set) opens its entitlement
+///   until its `expiresDate`, like a purchase of a product that grants only that entitlement.
 /// - A product on sale is also entitled when active purchases grant every entitlement it grants
 ///   (a non-empty set): the yearly plan opens what the monthly opens. A retired product counts
 ///   only when it was bought itself.
@@ -25,6 +28,11 @@ public enum EntitlementEngine {
         var snapshot = EntitlementSnapshot()
         for purchase in counted {
             guard let access = access(purchase, chainedEnds: chainedEnds, at: now) else { continue }
+            if let entitlement = purchase.grantedEntitlement {
+                // A promotional grant opens its entitlement, and through it the products it covers.
+                keep(access, for: entitlement, in: &snapshot.entitlements)
+                continue
+            }
             snapshot.activePurchases.append(access)
             keep(access, for: purchase.productId, in: &snapshot.products)
             for entitlement in catalog?.product(purchase.productId)?.entitlements ?? [] {
@@ -68,8 +76,12 @@ public enum EntitlementEngine {
         for purchase in counted {
             consider(purchase.purchaseDate.addingTimeInterval(-clockSkewAllowance))
             consider(purchase.revokedAt)
+            if purchase.grantedEntitlement != nil {
+                consider(purchase.expiresDate)
+                continue
+            }
             switch purchase.type {
-            case .autoRenewable: consider(purchase.expiresDate)
+            case .autoRenewable: consider(Self.accessEnd(purchase))
             case .nonRenewing: consider(chainedEnds[purchase.paymentId])
             case .consumable, .nonConsumable: break
             }
@@ -124,8 +136,8 @@ public enum EntitlementEngine {
         var end: Date?
         switch purchase.type {
         case .consumable: return nil
-        case .nonConsumable: end = nil
-        case .autoRenewable: end = purchase.expiresDate
+        case .nonConsumable: end = purchase.grantedEntitlement == nil ? nil : purchase.expiresDate
+        case .autoRenewable: end = accessEnd(purchase)
         case .nonRenewing:
             guard let chained = chainedEnds[purchase.paymentId] else { return nil }
             end = chained
@@ -136,7 +148,15 @@ public enum EntitlementEngine {
         }
         if let end, end <= now { return nil }
         return ProductAccess(productId: purchase.productId, startedAt: purchase.purchaseDate, expiresAt: end,
-                             paymentId: purchase.paymentId, environment: purchase.environment)
+                             paymentId: purchase.paymentId, environment: purchase.environment,
+                             isGrant: purchase.grantedEntitlement != nil)
+    }
+
+    /// Where an auto-renewable's access ends: its expiry, or the end of its grace period when later.
+    static func accessEnd(_ purchase: PurchaseRecord) -> Date? {
+        guard let grace = purchase.graceExpiresDate else { return purchase.expiresDate }
+        guard let expires = purchase.expiresDate else { return grace }
+        return max(expires, grace)
     }
 
     static func keep(_ access: ProductAccess, for id: String, in map: inout [String: ProductAccess]) {

@@ -8,8 +8,11 @@ public struct ProductAccess: Sendable, Equatable {
     public var expiresAt: Date?
     public var paymentId: UUID
     public var environment: CommerceEnvironment
+    /// The access comes from a promotional grant (`paymentId` is the grant's id, `productId` empty).
+    public var isGrant: Bool
 
-    public init(productId: String, startedAt: Date, expiresAt: Date?, paymentId: UUID, environment: CommerceEnvironment) {
+    public init(productId: String, startedAt: Date, expiresAt: Date?, paymentId: UUID, environment: CommerceEnvironment, isGrant: Bool = false) {
+        self.isGrant = isGrant
         self.productId = productId
         self.startedAt = startedAt
         self.expiresAt = expiresAt

@@ -37,7 +37,7 @@ public struct PurchaseStore: Sendable {
 
     static func grantedRecords(account: UUID, app: String, on sql: any SQLDatabase) async throws -> [PurchaseRecord] {
         let rows = try await sql.raw("""
-            SELECT id, product_id, product_type, environment, purchase_date, expires_date, revoked_at, quantity FROM purchases
+            SELECT id, product_id, product_type, environment, purchase_date, expires_date, revoked_at, quantity, grace_expires_at FROM purchases
             WHERE account_id = \(bind: account) AND app = \(bind: app) AND status = \(bind: PurchaseStatus.granted.rawValue)
             """).all()
         return try rows.compactMap { row in
@@ -49,7 +49,8 @@ public struct PurchaseStore: Sendable {
                                   environment: environment, purchaseDate: purchaseDate,
                                   expiresDate: try row.decode(column: "expires_date", as: Date?.self),
                                   revokedAt: try row.decode(column: "revoked_at", as: Date?.self),
-                                  quantity: try row.decode(column: "quantity", as: Int.self))
+                                  quantity: try row.decode(column: "quantity", as: Int.self),
+                                  graceExpiresDate: try row.decode(column: "grace_expires_at", as: Date?.self))
         }
     }
 

@@ -42,17 +42,40 @@ public struct StoredPurchase: Sendable, Equatable {
     public var attempts: Int
     public var createdAt: Date
     public var updatedAt: Date
+    /// Where it stands in its store's lifecycle (subscriptions; nil when the store said nothing more).
+    public var subscriptionState: SubscriptionState?
+    public var willRenew: Bool?
+    public var graceExpiresDate: Date?
+    public var periodType: PeriodType?
+    /// The store SKU the next period renews into.
+    public var autoRenewStoreProductId: String?
+    /// Google's purchase token: what re-reads the purchase at the store. Never printed or logged.
+    public var storeReference: String?
+    /// Amazon's user id (needed to ask RVS again).
+    public var userId: String?
+    /// When reconciliation asks the store about it again (nil: not due).
+    public var nextCheckAt: Date?
+    public var lastCheckedAt: Date?
+    /// false: Souk still has to acknowledge it at the store (Google); true: done; nil: nothing to do.
+    public var storeAcknowledged: Bool?
+    /// false: a consumable Souk still has to consume at the store (Google); true: done; nil: n/a.
+    public var storeConsumed: Bool?
+    /// The last failure of an acknowledgement or consumption (for the operator; no secrets).
+    public var actionError: String?
 
     /// The record the entitlement engine reads; nil unless granted.
     public var record: PurchaseRecord? {
         guard status == .granted, let environment, let purchaseDate else { return nil }
         return PurchaseRecord(paymentId: paymentId, productId: productId, type: productType, environment: environment,
-                              purchaseDate: purchaseDate, expiresDate: expiresDate, revokedAt: revokedAt, quantity: quantity)
+                              purchaseDate: purchaseDate, expiresDate: expiresDate, revokedAt: revokedAt, quantity: quantity,
+                              graceExpiresDate: graceExpiresDate)
     }
 
     static let columns = "id, app, account_id, store, status, environment, product_id, store_product_id, claimed_transaction_id, " +
         "transaction_id, original_transaction_id, product_type, purchase_date, expires_date, revoked_at, revocation_reason, " +
-        "quantity, signed_date, refusal_code, refusal_detail, attempts, created_at, updated_at"
+        "quantity, signed_date, refusal_code, refusal_detail, attempts, created_at, updated_at, subscription_state, will_renew, " +
+        "grace_expires_at, period_type, auto_renew_product_id, store_reference, user_id, next_check_at, last_checked_at, " +
+        "store_acknowledged, store_consumed, action_error"
 
     static func decode(_ row: any SQLRow) throws -> StoredPurchase {
         let refusalCode = try row.decode(column: "refusal_code", as: String?.self)
@@ -79,7 +102,19 @@ public struct StoredPurchase: Sendable, Equatable {
             refusal: refusalCode.map { PurchaseRefusal($0, refusalDetail) },
             attempts: try row.decode(column: "attempts", as: Int.self),
             createdAt: try row.decode(column: "created_at", as: Date.self),
-            updatedAt: try row.decode(column: "updated_at", as: Date.self))
+            updatedAt: try row.decode(column: "updated_at", as: Date.self),
+            subscriptionState: try row.decode(column: "subscription_state", as: String?.self).flatMap(SubscriptionState.init(rawValue:)),
+            willRenew: try row.decode(column: "will_renew", as: Bool?.self),
+            graceExpiresDate: try row.decode(column: "grace_expires_at", as: Date?.self),
+            periodType: try row.decode(column: "period_type", as: String?.self).flatMap(PeriodType.init(rawValue:)),
+            autoRenewStoreProductId: try row.decode(column: "auto_renew_product_id", as: String?.self),
+            storeReference: try row.decode(column: "store_reference", as: String?.self),
+            userId: try row.decode(column: "user_id", as: String?.self),
+            nextCheckAt: try row.decode(column: "next_check_at", as: Date?.self),
+            lastCheckedAt: try row.decode(column: "last_checked_at", as: Date?.self),
+            storeAcknowledged: try row.decode(column: "store_acknowledged", as: Bool?.self),
+            storeConsumed: try row.decode(column: "store_consumed", as: Bool?.self),
+            actionError: try row.decode(column: "action_error", as: String?.self))
     }
 }
 

@@ -35,5 +35,11 @@ enum SoukMigrations {
         UpdateAccountAddSandbox(),
         CreatePurchases(),
         CreateAuthRevision(),
+        // 008: every store, every change (issue 12)
+        UpdatePurchasesAddLifecycle(),
+        CreateStoreOperations(),
+        CreateStoreNotifications(),
+        CreateWebhooks(),
+        CreateEntitlementGrants(),
     ]
 }
