@@ -31,6 +31,8 @@ public struct AppleTestTransaction: Codable, Sendable, Equatable {
     public var transactionReason: String
     public var currency: String?
     public var price: Int64?
+    /// FREE_TRIAL, PAY_AS_YOU_GO, PAY_UP_FRONT… with `offerType`.
+    public var offerDiscountType: String?
 
     /// - Parameters:
     ///   - transactionId: default a fresh random 16-digit id (Apple's ids are decimal strings).
@@ -109,6 +111,92 @@ public struct AppleTestTransaction: Codable, Sendable, Equatable {
              purchaseDate, originalPurchaseDate, expiresDate, quantity
         case rawType = "type"
         case appAccountToken, inAppOwnershipType, signedDate, revocationReason, revocationDate, isUpgraded, offerType,
-             offerIdentifier, environment, storefront, storefrontId, transactionReason, currency, price
+             offerIdentifier, environment, storefront, storefrontId, transactionReason, currency, price, offerDiscountType
+    }
+}
+
+/// A signed renewal info payload (`JWSRenewalInfoDecodedPayload`) for `AppleTestChain.sign`, under
+/// Apple's field names; dates encode as whole milliseconds.
+public struct AppleTestRenewalInfo: Codable, Sendable, Equatable {
+    public var originalTransactionId: String
+    public var productId: String
+    public var autoRenewProductId: String
+    /// 1 on, 0 off.
+    public var autoRenewStatus: Int
+    public var expirationIntent: Int?
+    public var isInBillingRetryPeriod: Bool?
+    public var gracePeriodExpiresDate: Date?
+    public var priceIncreaseStatus: Int?
+    public var offerType: Int?
+    public var offerDiscountType: String?
+    public var renewalDate: Date?
+    public var signedDate: Date
+    public var environment: String
+    public var recentSubscriptionStartDate: Date?
+    public var currency: String?
+    public var renewalPrice: Int64?
+
+    public init(originalTransactionId: String, productId: String, autoRenewProductId: String? = nil, autoRenewStatus: Int = 1,
+                environment: String = "Production", signedDate: Date = Date(), renewalDate: Date? = nil,
+                gracePeriodExpiresDate: Date? = nil, isInBillingRetryPeriod: Bool? = nil, expirationIntent: Int? = nil) {
+        self.originalTransactionId = originalTransactionId
+        self.productId = productId
+        self.autoRenewProductId = autoRenewProductId ?? productId
+        self.autoRenewStatus = autoRenewStatus
+        self.environment = environment
+        self.signedDate = AppleTestTransaction.wholeMilliseconds(signedDate)
+        self.renewalDate = renewalDate.map(AppleTestTransaction.wholeMilliseconds)
+        self.gracePeriodExpiresDate = gracePeriodExpiresDate.map(AppleTestTransaction.wholeMilliseconds)
+        self.isInBillingRetryPeriod = isInBillingRetryPeriod
+        self.expirationIntent = expirationIntent
+        self.currency = "USD"
+        self.renewalPrice = 4990
+    }
+}
+
+/// An App Store Server Notification V2 payload (`ResponseBodyV2DecodedPayload`) for
+/// `AppleTestChain.sign`; `body(_:)` wraps the signed payload as Apple POSTs it.
+public struct AppleTestNotification: Codable, Sendable, Equatable {
+    public struct Payload: Codable, Sendable, Equatable {
+        public var environment: String
+        public var appAppleId: Int64?
+        public var bundleId: String
+        public var bundleVersion: String?
+        public var signedTransactionInfo: String?
+        public var signedRenewalInfo: String?
+        public var status: Int?
+
+        public init(environment: String, appAppleId: Int64?, bundleId: String, signedTransactionInfo: String? = nil,
+                    signedRenewalInfo: String? = nil, status: Int? = nil) {
+            self.environment = environment
+            self.appAppleId = appAppleId
+            self.bundleId = bundleId
+            self.bundleVersion = "1"
+            self.signedTransactionInfo = signedTransactionInfo
+            self.signedRenewalInfo = signedRenewalInfo
+            self.status = status
+        }
+    }
+
+    public var notificationType: String
+    public var subtype: String?
+    public var notificationUUID: String
+    public var data: Payload?
+    public var version: String
+    public var signedDate: Date
+
+    public init(type: String, subtype: String? = nil, notificationUUID: String = UUID().uuidString.lowercased(), data: Payload?,
+                signedDate: Date = Date()) {
+        self.notificationType = type
+        self.subtype = subtype
+        self.notificationUUID = notificationUUID
+        self.data = data
+        self.version = "2.0"
+        self.signedDate = AppleTestTransaction.wholeMilliseconds(signedDate)
+    }
+
+    /// Apple's request body: `{"signedPayload": "<JWS>"}`.
+    public static func body(_ signedPayload: String) -> Data {
+        AppleTestTransaction.encode(["signedPayload": signedPayload])
     }
 }

@@ -1,0 +1,83 @@
+import AsyncHTTPClient
+import Foundation
+import SoukCore
+
+/// One transaction as Roku's `validate-transaction` describes it.
+public struct RokuTransaction: Sendable, Equatable {
+    public var transactionId: String
+    public var originalTransactionId: String?
+    public var productId: String
+    public var productCode: String?
+    public var purchaseDate: Date?
+    public var originalPurchaseDate: Date?
+    public var expirationDate: Date?
+    public var isEntitled: Bool
+    public var cancelled: Bool
+    public var purchaseStatus: String?
+    public var refundDate: Date?
+    public var isTest: Bool
+    public var quantity: Int
+
+    init(_ object: [String: Any]) throws(StoreFault) {
+        guard let transactionId = object["transactionId"] as? String else {
+            throw StoreFault(.unavailable, "Roku answered Success without a transactionId")
+        }
+        func date(_ key: String) -> Date? { (object[key] as? String).flatMap(RokuDate.parse) }
+        func bool(_ key: String) -> Bool? { (object[key] as? NSNumber)?.boolValue ?? (object[key] as? String).map { $0.lowercased() == "true" } }
+        self.transactionId = transactionId
+        originalTransactionId = (object["originalTransactionId"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        productCode = object["productCode"] as? String
+        productId = (object["productId"] as? String) ?? productCode ?? ""
+        purchaseDate = date("purchaseDate")
+        originalPurchaseDate = date("originalPurchaseDate")
+        expirationDate = date("expirationDate")
+        isEntitled = bool("isEntitled") ?? false
+        cancelled = bool("cancelled") ?? false
+        purchaseStatus = object["purchaseStatus"] as? String
+        refundDate = date("refundDate") ?? date("creditDate")
+        isTest = bool("isTest") ?? false
+        quantity = (object["quantity"] as? NSNumber)?.intValue ?? 1
+    }
+}
+
+/// Roku's answer: a transaction, or "Failure" for a transaction it does not know.
+public enum RokuAnswer: Sendable, Equatable {
+    case transaction(RokuTransaction)
+    case unknownTransaction
+}
+
+/// Calls Roku Pay's `validate-transaction`. A "Failure" that blames the partner API key is a verdict on the
+/// operator's credentials, so it is thrown as `.credentials`, never turned into a refusal of the purchase.
+public struct RokuPayClient: Sendable {
+    let http: StoreHTTPClient
+    let endpoints: StoreEndpoints
+
+    public init(endpoints: StoreEndpoints, http: HTTPClient = .shared) {
+        self.endpoints = endpoints
+        self.http = StoreHTTPClient(http: http, retry: endpoints.retry)
+    }
+
+    public func validateTransaction(partnerAPIKey: String, transactionId: String) async throws(StoreFault) -> RokuAnswer {
+        let url = endpoints.rokuBaseURL + "/listen/transaction-service.svc/validate-transaction/"
+            + AmazonRVSClient.escape(partnerAPIKey) + "/" + AmazonRVSClient.escape(transactionId)
+        let response = try await http.send(.GET, url, headers: [("Accept", "application/json")], label: "Roku validate-transaction")
+        if response.status == 401 || response.status == 403 {
+            throw StoreFault(.credentials, "Roku refused the partner API key (\(response.status))")
+        }
+        guard response.status == 200 || response.status == 400 || response.status == 404 else {
+            throw StoreFault(.unavailable, "Roku answered an unexpected status \(response.status)")
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] else {
+            if response.status == 404 { return .unknownTransaction }
+            throw StoreFault(.unavailable, "Roku answered \(response.status) with a body that is not a JSON object")
+        }
+        if (object["status"] as? String)?.lowercased() == "success" {
+            return .transaction(try RokuTransaction(object))
+        }
+        let message = (object["errorMessage"] as? String ?? "").lowercased()
+        if message.contains("partner") || message.contains("api key") || message.contains("apikey") || message.contains("unauthorized") {
+            throw StoreFault(.credentials, "Roku refused the partner API key")
+        }
+        return .unknownTransaction
+    }
+}
