@@ -1,0 +1,78 @@
+import Foundation
+
+/// The part of a purchase that lifecycle events are derived from, so the same comparison serves
+/// intake, notifications and reconciliation whatever store made the statement.
+public struct PurchaseLifecycleFacts: Sendable, Equatable {
+    public var transactionId: String
+    public var originalTransactionId: String?
+    public var storeProductId: String
+    public var productId: String?
+    public var expiresDate: Date?
+    public var revokedAt: Date?
+    public var state: SubscriptionState?
+    public var willRenew: Bool?
+    public var graceExpiresDate: Date?
+    public var autoRenewStoreProductId: String?
+
+    public init(
+        transactionId: String, originalTransactionId: String? = nil, storeProductId: String,
+        productId: String? = nil, expiresDate: Date? = nil, revokedAt: Date? = nil,
+        state: SubscriptionState? = nil, willRenew: Bool? = nil, graceExpiresDate: Date? = nil,
+        autoRenewStoreProductId: String? = nil
+    ) {
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId
+        self.storeProductId = storeProductId
+        self.productId = productId
+        self.expiresDate = expiresDate
+        self.revokedAt = revokedAt
+        self.state = state
+        self.willRenew = willRenew
+        self.graceExpiresDate = graceExpiresDate
+        self.autoRenewStoreProductId = autoRenewStoreProductId
+    }
+}
+
+/// Derives events by comparing what Souk held with a newer store statement, so every store feeds
+/// one event vocabulary and a repeated statement derives nothing new.
+public enum LifecycleTransition {
+    /// The events between what Souk held and the store's newer statement, in a stable order.
+    public static func events(before: PurchaseLifecycleFacts?, after: PurchaseLifecycleFacts) -> [LifecycleEventType] {
+        guard let before else {
+            return after.revokedAt == nil ? [.initialPurchase] : [.initialPurchase, .refund]
+        }
+        var events: [LifecycleEventType] = []
+        if after.transactionId != before.transactionId {
+            // Product identity: Souk's product when both sides know it, else the store SKU.
+            let sameProduct: Bool
+            if let old = before.productId, let new = after.productId {
+                sameProduct = old == new
+            } else {
+                sameProduct = before.storeProductId == after.storeProductId
+            }
+            events.append(sameProduct ? .renewal : .productChange)
+        }
+        if before.willRenew == true, after.willRenew == false {
+            events.append(.cancellation)
+        } else if before.willRenew == false, after.willRenew == true {
+            events.append(.uncancellation)
+        }
+        if let state = after.state, state != before.state {
+            switch state {
+            case .billingRetry, .gracePeriod:
+                // Grace following billing retry (or the reverse) is the same billing issue.
+                if before.state != .billingRetry, before.state != .gracePeriod {
+                    events.append(.billingIssue)
+                }
+            case .expired:
+                events.append(.expiration)
+            default:
+                break
+            }
+        }
+        if before.revokedAt == nil, after.revokedAt != nil {
+            events.append(.refund)
+        }
+        return events
+    }
+}
