@@ -95,6 +95,10 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                                    publicURL: runtime.config.publicURL)
             .addRoutes(to: router)
     }
+    CommerceCustomerController(catalogs: runtime.commerceCatalogs, purchases: runtime.purchases,
+                               authenticator: CommerceAuthenticator(bearers: runtime.bearerCache, realm: runtime.config.publicURL),
+                               entitlements: EntitlementReader(index: runtime.entitlementIndex, now: { Date() }))
+        .addRoutes(to: router)
     return router
 }
 

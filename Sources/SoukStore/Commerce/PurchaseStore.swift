@@ -29,16 +29,22 @@ public struct PurchaseStore: Sendable {
 
     // MARK: Reads
 
-    /// The granted purchases of one account in one app, in one indexed query
-    /// (`purchases_account_app`), for the entitlement engine.
+    /// The granted purchases of one account in one app, and its unrevoked promotional grants, in one
+    /// indexed query (`purchases_account_app`, `entitlement_grants_account_app`), for the entitlement engine.
     public func grantedRecords(account: UUID, app: String) async throws -> [PurchaseRecord] {
         try await Self.grantedRecords(account: account, app: app, on: database.sql)
     }
 
     static func grantedRecords(account: UUID, app: String, on sql: any SQLDatabase) async throws -> [PurchaseRecord] {
+        // A grant is a record of no product (`product_id` empty) that opens `granted_entitlement`.
         let rows = try await sql.raw("""
-            SELECT id, product_id, product_type, environment, purchase_date, expires_date, revoked_at, quantity, grace_expires_at FROM purchases
+            SELECT id, product_id, product_type, environment, purchase_date, expires_date, revoked_at, quantity, grace_expires_at,
+            CAST(NULL AS TEXT) AS granted_entitlement FROM purchases
             WHERE account_id = \(bind: account) AND app = \(bind: app) AND status = \(bind: PurchaseStatus.granted.rawValue)
+            UNION ALL
+            SELECT id, '', \(bind: ProductType.nonConsumable.rawValue), environment, starts_at, expires_at, revoked_at, 1, NULL,
+            entitlement_id FROM entitlement_grants
+            WHERE account_id = \(bind: account) AND app = \(bind: app) AND revoked_at IS NULL
             """).all()
         return try rows.compactMap { row in
             guard let type = ProductType(rawValue: try row.decode(column: "product_type", as: String.self)),
@@ -50,7 +56,8 @@ public struct PurchaseStore: Sendable {
                                   expiresDate: try row.decode(column: "expires_date", as: Date?.self),
                                   revokedAt: try row.decode(column: "revoked_at", as: Date?.self),
                                   quantity: try row.decode(column: "quantity", as: Int.self),
-                                  graceExpiresDate: try row.decode(column: "grace_expires_at", as: Date?.self))
+                                  graceExpiresDate: try row.decode(column: "grace_expires_at", as: Date?.self),
+                                  grantedEntitlement: try row.decode(column: "granted_entitlement", as: String?.self))
         }
     }
 
