@@ -38,6 +38,8 @@ public func buildApplication(
         services: [CatalogIndexRefresher(index: runtime.catalogIndex, interval: config.catalogRefreshInterval, logger: runtime.logger),
                    worker,
                    PendingPurchaseWorker(intake: purchaseIntake, purchases: runtime.purchases, logger: runtime.logger),
+                   WebhookDeliveryWorker(store: WebhookStore(database: runtime.database), retryBase: config.commerce.webhookRetryBase,
+                                         retryMax: config.commerce.webhookRetryMax, logger: runtime.logger),
                    CleanupService(cleanup: Cleanup(database: runtime.database), lease: MaintenanceLease(database: runtime.database),
                                   interval: .seconds(config.cleanupIntervalSeconds), logger: runtime.logger)],
         onServerRunning: onServerRunning,

@@ -1,0 +1,197 @@
+import Foundation
+import Hummingbird
+import SQLKit
+import SoukCore
+import SoukServer
+import SoukStore
+import SoukTestSupport
+import Testing
+
+/// The delivery worker against a fake receiver (`FakeStoreServer` + `StoreFaults`), on both
+/// databases: signed JSON with its headers, back-off after failures, `failed` after the window,
+/// one delivery per endpoint with several workers, redelivery under the same event id.
+@Suite struct WebhookDeliveryWorkerTests {
+    static let app = "org.example.reader"
+    static let secret = "whsec_test_0123456789"
+
+    struct Context {
+        let database: SoukDatabase
+        let store: WebhookStore
+        let account: UUID
+        let faults: StoreFaults
+        let url: String
+
+        func worker(timeout: Duration = .seconds(10), base: Duration = .milliseconds(5)) -> WebhookDeliveryWorker {
+            WebhookDeliveryWorker(store: store, retryBase: base, retryMax: max(base, .milliseconds(20)), requestTimeout: timeout,
+                                  interval: .milliseconds(10), logger: testLogger())
+        }
+
+        func event(type: String = "renewal", environment: String = "Production") async throws -> UUID {
+            let id = UUID()
+            let at = Date()
+            try await database.sql.raw("""
+                INSERT INTO commerce_events (id, app, account_id, type, source, environment, occurred_at, created_at, product_id, store,
+                transaction_id, original_transaction_id, payment_id, expires_at, dedup_key)
+                VALUES (\(bind: id), \(bind: WebhookDeliveryWorkerTests.app), \(bind: account), \(bind: type), 'notification',
+                \(bind: environment), \(bind: Date(timeIntervalSince1970: 1_800_000_000)), \(bind: at), 'reader.monthly', 'apple_store',
+                '2000000123', '2000000001', \(bind: id), \(bind: Date(timeIntervalSince1970: 1_802_592_000)), \(bind: "\(type)|\(id)"))
+                """).run()
+            return id
+        }
+
+        /// Runs the worker until `done` holds (at most ~5 s).
+        func drive(_ worker: WebhookDeliveryWorker, until done: () async throws -> Bool) async throws {
+            for _ in 0..<250 {
+                await worker.processDue()
+                if try await done() { return }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            Issue.record("the worker did not get there in time")
+        }
+
+        func deliveries() async throws -> [WebhookDelivery] { try await store.deliveries(app: WebhookDeliveryWorkerTests.app) }
+    }
+
+    static func with(_ backend: TestBackend, window: TimeInterval = 3 * 86_400, sandbox: Bool = false,
+                     _ body: @escaping @Sendable (Context) async throws -> Void) async throws {
+        try await StoreFixture.with(backend) { fixture in
+            let account = AccountModel(email: "alice@example.com", passwordHash: "x")
+            account.sandbox = sandbox
+            try await account.create(on: fixture.database.db)
+            let faults = StoreFaults()
+            try await FakeStoreServer.run(faults: faults, routes: { router in
+                router.post("/hook") { _, _ in FakeStoreServer.json(.ok, #"{"received": true}"#) }
+                router.post("/moved") { _, _ in Response(status: .found, headers: [.location: "/hook"]) }
+            }) { baseURL in
+                let store = WebhookStore(database: fixture.database, retryWindow: window)
+                try await body(Context(database: fixture.database, store: store, account: account.id!, faults: faults,
+                                       url: baseURL + "/hook"))
+            }
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func aSandboxEventIsPostedAsSignedJSONWithItsHeaders(backend: TestBackend) async throws {
+        try await Self.with(backend, sandbox: true) { c in
+            _ = try await c.store.add(app: Self.app, url: c.url, secret: Self.secret)
+            let event = try await c.event(type: "renewal", environment: "Sandbox")
+            #expect(await c.worker().processDue() == 1)
+            let request = try #require(c.faults.requests(matching: "/hook").first)
+            #expect(request.method == "POST")
+            #expect(request.headers["content-type"] == "application/json")
+            #expect(request.headers["user-agent"] == "Souk-Webhooks/1")
+            #expect(request.headers["souk-event-id"] == event.uuidString.lowercased())
+            let signature = try #require(request.headers["souk-signature"])
+            try SoukWebhookSignature.verify(header: signature, body: request.body, secret: Self.secret)
+            var tampered = request.body
+            tampered[tampered.count - 2] = UInt8(ascii: " ")
+            #expect(throws: SoukWebhookSignature.Failure.mismatch) {
+                try SoukWebhookSignature.verify(header: signature, body: tampered, secret: Self.secret)
+            }
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+            #expect(json["id"] as? String == event.uuidString.lowercased())
+            #expect(json["type"] as? String == "renewal" && json["environment"] as? String == "Sandbox" && json["app"] as? String == Self.app)
+            #expect(json["occurredAt"] as? String == RFC3339.format(Date(timeIntervalSince1970: 1_800_000_000)))
+            let account = try #require(json["account"] as? [String: Any])
+            #expect(account["id"] as? String == c.account.uuidString.lowercased() && account["email"] as? String == "alice@example.com")
+            let data = try #require(json["data"] as? [String: Any])
+            #expect(data["productId"] as? String == "reader.monthly" && data["store"] as? String == "apple_store")
+            #expect(data["transactionId"] as? String == "2000000123" && data["originalTransactionId"] as? String == "2000000001")
+            #expect(data["paymentId"] as? String == event.uuidString.lowercased())
+            #expect(data["expiresAt"] as? String == RFC3339.format(Date(timeIntervalSince1970: 1_802_592_000)))
+            let delivery = try #require(try await c.deliveries().first)
+            #expect(delivery.status == .delivered && delivery.attempts == 1 && delivery.lastStatus == 200 && delivery.environment == "Sandbox")
+            // Delivered once: another pass posts nothing.
+            #expect(await c.worker().processDue() == 0)
+            #expect(c.faults.requests(matching: "/hook").count == 1)
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func failuresAndTimeoutsAreRetriedWithBackOffUntilTheReceiverAnswers(backend: TestBackend) async throws {
+        try await Self.with(backend) { c in
+            _ = try await c.store.add(app: Self.app, url: c.url, secret: Self.secret)
+            let event = try await c.event()
+            c.faults.failNext(2, status: 503)
+            c.faults.delayNext(2, by: .zero)
+            c.faults.delayNext(1, by: .milliseconds(800))
+            let worker = c.worker(timeout: .milliseconds(300))
+            try await c.drive(worker) { try await c.deliveries().first?.status == .delivered }
+            let requests = c.faults.requests(matching: "/hook")
+            // 503, 503, timed out, 200 — every attempt the same event id, each signed anew.
+            #expect(requests.count == 4)
+            #expect(Set(requests.compactMap { $0.headers["souk-event-id"] }) == [event.uuidString.lowercased()])
+            for request in requests {
+                try SoukWebhookSignature.verify(header: try #require(request.headers["souk-signature"]), body: request.body, secret: Self.secret)
+            }
+            let delivery = try #require(try await c.deliveries().first)
+            #expect(delivery.attempts == 4 && delivery.lastStatus == 200)
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func aDeadReceiverEndsFailedAfterTheWindowAndRedeliveryKeepsTheEventId(backend: TestBackend) async throws {
+        try await Self.with(backend, window: 0.3) { c in
+            _ = try await c.store.add(app: Self.app, url: c.url, secret: Self.secret)
+            let event = try await c.event(type: "expiration")
+            c.faults.down(status: 500)
+            let worker = c.worker()
+            try await c.drive(worker) { try await c.deliveries().first?.status == .failed }
+            let failed = try #require(try await c.deliveries().first)
+            #expect(failed.attempts >= 2 && failed.lastStatus == 500 && failed.lastError == "the receiver answered 500")
+            let attempts = c.faults.requests(matching: "/hook").count
+            await worker.processDue()
+            #expect(c.faults.requests(matching: "/hook").count == attempts)
+
+            c.faults.recover()
+            #expect(try await c.store.redeliver(app: Self.app, event: event) == 1)
+            try await c.drive(worker) { try await c.deliveries().first?.status == .delivered }
+            let last = try #require(c.faults.requests(matching: "/hook").last)
+            #expect(last.headers["souk-event-id"] == event.uuidString.lowercased())
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(last.body)) as? [String: Any])
+            #expect(json["id"] as? String == event.uuidString.lowercased() && json["type"] as? String == "expiration")
+            #expect(try await c.deliveries().count == 1)
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func severalWorkersDeliverEachEventOncePerEndpoint(backend: TestBackend) async throws {
+        try await Self.with(backend) { c in
+            _ = try await c.store.add(app: Self.app, url: c.url + "?endpoint=a", secret: Self.secret)
+            _ = try await c.store.add(app: Self.app, url: c.url + "?endpoint=b", secret: "another_secret_0123")
+            var events: [UUID] = []
+            for type in ["initial_purchase", "cancellation", "refund", "product_change", "transfer"] {
+                events.append(try await c.event(type: type))
+            }
+            let workers = (0..<3).map { _ in c.worker() }
+            await withTaskGroup(of: Void.self) { group in
+                for worker in workers { group.addTask { await worker.processDue() } }
+            }
+            let requests = c.faults.requests(matching: "/hook")
+            let seen = requests.map { "\($0.query)|\($0.headers["souk-event-id"] ?? "")" }
+            #expect(seen.count == 10 && Set(seen).count == 10)
+            #expect(Set(requests.compactMap { $0.headers["souk-event-id"] }) == Set(events.map { $0.uuidString.lowercased() }))
+            #expect(try await c.deliveries().allSatisfy { $0.status == .delivered && $0.attempts == 1 })
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func aRedirectIsAFailedAttemptAndIsNotFollowed(backend: TestBackend) async throws {
+        try await Self.with(backend) { c in
+            _ = try await c.store.add(app: Self.app, url: c.url.replacingOccurrences(of: "/hook", with: "/moved"), secret: Self.secret)
+            _ = try await c.event(type: "billing_issue")
+            #expect(await c.worker(base: .seconds(30)).processDue() == 0)
+            #expect(c.faults.requests(matching: "/moved").count == 1 && c.faults.requests(matching: "/hook").isEmpty)
+            let delivery = try #require(try await c.deliveries().first)
+            #expect(delivery.status == .pending && delivery.lastStatus == 302 && delivery.lastError == "the receiver answered 302")
+        }
+    }
+
+    @Test func backOffDoublesFromTheBaseUpToTheMaximumWithJitter() {
+        let base = Duration.seconds(60), max = Duration.seconds(3600)
+        #expect(WebhookDeliveryWorker.delay(afterAttempts: 1, base: base, max: max, jitter: 1) == .seconds(60))
+        #expect(WebhookDeliveryWorker.delay(afterAttempts: 3, base: base, max: max, jitter: 1) == .seconds(240))
+        #expect(WebhookDeliveryWorker.delay(afterAttempts: 3, base: base, max: max, jitter: 0) == .seconds(120))
+        #expect(WebhookDeliveryWorker.delay(afterAttempts: 12, base: base, max: max, jitter: 1) == .seconds(3600))
+    }
+}
