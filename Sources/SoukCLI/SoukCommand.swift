@@ -10,7 +10,7 @@ public struct SoukCommand: AsyncParsableCommand {
             ServeCommand.self, MigrateCommand.self, AccountsCommand.self, AppsCommand.self,
             PackagesCommand.self, KeysCommand.self, MarketplaceCommand.self, LinksCommand.self, DevelopersCommand.self, DemoCommand.self,
             LicensesCommand.self, AppStoreConnectCommand.self, MaintenanceCommand.self, BenchCommand.self, AppleCommand.self,
-            CatalogCommand.self, PurchasesCommand.self, EntitlementsCommand.self, WebhooksCommand.self,
+            CatalogCommand.self, PurchasesCommand.self, EntitlementsCommand.self, WebhooksCommand.self, StoresCommand.self,
         ]
     )
 
