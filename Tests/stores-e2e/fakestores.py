@@ -1,0 +1,243 @@
+"""Fakes of the stores Souk talks to, in one HTTP server, speaking their documented wire formats —
+written from the stores' documentation, independent of Souk's Swift fakes:
+
+- Google: the OAuth token endpoint (JWT bearer grant, RS256 assertion checked against the service
+  account's public key), Android Publisher v3 `purchases.products.get`, `purchases.subscriptionsv2.get`,
+  `:acknowledge` and `:consume`;
+- Amazon RVS (`/version/1.0/verifyReceiptId/…` and the `/sandbox` path), with its 400/496/497/498 codes;
+- Roku Pay `validate-transaction`;
+- webhook receivers (`POST /hooks/<name>`), which record what they receive and can fail on request.
+
+`/_control/…` lets the check stage purchases, outages (`down`) and receiver failures, and read what
+each store and receiver saw. Run: `fakestores.py PORTFILE SERVICE_ACCOUNT_PUBLIC_KEY.pem SECRETS.json`.
+"""
+import base64, json, secrets, sys, threading, time, urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding
+
+LOCK = threading.Lock()
+STATE = {
+    "google_products": {},       # token → products.get answer (+ "_productId")
+    "google_subscriptions": {},  # token → subscriptionsv2 answer
+    "amazon": {},                # receiptId → RVS answer (+ "_userId")
+    "roku": {},                  # transactionId → validate-transaction answer
+    "down": {},                  # store → status code every request of it answers
+    "hooks": {},                 # name → [{"headers", "body"}]
+    "hook_failures": {},         # name → how many of the next deliveries answer 500
+    "log": [],                   # [store, method, path without secrets]
+    "tokens": set(),             # Google access tokens issued
+    "token_calls": 0,
+}
+
+
+def b64url_decode(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def rfc3339(ms):
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms / 1000)) + ".%03dZ" % (ms % 1000)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    public_key = None
+    secrets = {}
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self, status, body=None):
+        data = b"" if body is None else json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def body(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def do_GET(self):
+        self.route("GET")
+
+    def do_POST(self):
+        self.route("POST")
+
+    def store_of(self, path):
+        if path.startswith("/androidpublisher/") or path == "/token":
+            return "google"
+        if "/verifyReceiptId/" in path:
+            return "amazon"
+        if path.startswith("/listen/"):
+            return "roku"
+        return None
+
+    def route(self, method):
+        url = urllib.parse.urlsplit(self.path)
+        path = urllib.parse.unquote(url.path)
+        body = self.body()
+        if path.startswith("/_control/"):
+            return self.control(method, path[len("/_control/"):], body)
+        if path.startswith("/hooks/"):
+            return self.hook(path[len("/hooks/"):], body)
+        store = self.store_of(path)
+        with LOCK:
+            STATE["log"].append([store, method, self.redacted(path)])
+            down = STATE["down"].get(store)
+        if down:
+            return self.answer(down, {"error": "staged outage"})
+        if store == "google":
+            return self.google(method, path, body)
+        if store == "amazon":
+            return self.amazon(path)
+        if store == "roku":
+            return self.roku(path)
+        self.answer(404, {"error": "no such path"})
+
+    def redacted(self, path):
+        for secret in self.secrets.values():
+            path = path.replace(secret, "<secret>")
+        return path
+
+    # MARK: Google
+
+    def google(self, method, path, body):
+        if path == "/token":
+            form = dict(urllib.parse.parse_qsl(body.decode()))
+            if form.get("grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer":
+                return self.answer(400, {"error": "unsupported_grant_type"})
+            try:
+                header, claims, signature = form["assertion"].split(".")
+                self.public_key.verify(b64url_decode(signature), f"{header}.{claims}".encode(), padding.PKCS1v15(), hashes.SHA256())
+                claims = json.loads(b64url_decode(claims))
+            except Exception:
+                return self.answer(400, {"error": "invalid_grant", "error_description": "Invalid JWT Signature."})
+            host = self.headers.get("Host")
+            if json.loads(b64url_decode(header)).get("alg") != "RS256" or claims.get("aud") != f"http://{host}/token" \
+                    or "androidpublisher" not in claims.get("scope", "") or claims.get("exp", 0) < time.time():
+                return self.answer(400, {"error": "invalid_grant", "error_description": "bad claims"})
+            token = "ya29." + secrets.token_urlsafe(24)
+            with LOCK:
+                STATE["tokens"].add(token)
+                STATE["token_calls"] += 1
+            return self.answer(200, {"access_token": token, "expires_in": 3599, "token_type": "Bearer"})
+        bearer = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+        with LOCK:
+            if bearer not in STATE["tokens"]:
+                return self.answer(401, {"error": {"code": 401, "message": "Request had invalid authentication credentials."}})
+        parts = path.split("/")
+        # /androidpublisher/v3/applications/{pkg}/purchases/{kind}/…
+        package, kind = parts[4], parts[6]
+        if package != self.secrets.get("package"):
+            return self.answer(404, {"error": {"code": 404, "message": "No application was found for the given package name."}})
+        action = None
+        if ":" in parts[-1]:
+            parts[-1], action = parts[-1].split(":", 1)
+        token = parts[-1]
+        with LOCK:
+            if kind == "subscriptionsv2":
+                purchase = STATE["google_subscriptions"].get(token)
+            elif kind == "subscriptions":
+                purchase = STATE["google_subscriptions"].get(token)
+            else:
+                purchase = STATE["google_products"].get(token)
+                if purchase and purchase["_productId"] != parts[7]:
+                    purchase = None
+            if purchase is None:
+                return self.answer(404 if kind != "subscriptionsv2" else 400,
+                                   {"error": {"code": 400, "message": "The purchase token is no longer valid."}})
+            if action == "acknowledge":
+                if kind == "subscriptions":
+                    purchase["acknowledgementState"] = "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED"
+                else:
+                    purchase["acknowledgementState"] = 1
+                return self.answer(200, {})
+            if action == "consume":
+                purchase["consumptionState"] = 1
+                return self.answer(200, {})
+            return self.answer(200, {k: v for k, v in purchase.items() if not k.startswith("_")})
+
+    # MARK: Amazon
+
+    def amazon(self, path):
+        parts = path.split("/")
+        sandbox = parts[1] == "sandbox"
+        if sandbox:
+            parts = parts[1:]
+        # /version/1.0/verifyReceiptId/developer/{secret}/user/{userId}/receiptId/{receiptId}
+        secret, user, receipt_id = parts[5], parts[7], parts[9]
+        if secret != self.secrets.get("amazon"):
+            return self.answer(496, {"message": "Invalid developer secret"})
+        with LOCK:
+            receipt = STATE["amazon"].get(receipt_id)
+        if receipt is None or receipt.get("_sandbox", False) != sandbox:
+            return self.answer(400, {"message": "Invalid transaction"})
+        if receipt["_userId"] != user:
+            return self.answer(497, {"message": "Invalid user"})
+        return self.answer(200, {k: v for k, v in receipt.items() if not k.startswith("_")})
+
+    # MARK: Roku
+
+    def roku(self, path):
+        parts = path.split("/")
+        key, transaction_id = parts[-2], parts[-1]
+        if key != self.secrets.get("roku"):
+            return self.answer(200, {"status": "Failure", "errorMessage": "Invalid partner API key.", "errorCode": "1"})
+        with LOCK:
+            transaction = STATE["roku"].get(transaction_id)
+        if transaction is None:
+            return self.answer(200, {"status": "Failure", "errorMessage": "Invalid transaction ID.", "errorCode": "2"})
+        return self.answer(200, dict(transaction, status="Success", errorMessage=None))
+
+    # MARK: Webhook receivers
+
+    def hook(self, name, body):
+        with LOCK:
+            STATE["hooks"].setdefault(name, []).append({"headers": dict(self.headers.items()), "body": body.decode()})
+            failures = STATE["hook_failures"].get(name, 0)
+            if failures:
+                STATE["hook_failures"][name] = failures - 1
+        self.answer(500 if failures else 204)
+
+    # MARK: Control
+
+    def control(self, method, what, body):
+        data = json.loads(body or b"{}")
+        with LOCK:
+            if what == "google/subscription":
+                STATE["google_subscriptions"][data.pop("_token")] = data
+            elif what == "google/product":
+                STATE["google_products"][data.pop("_token")] = data
+            elif what == "amazon/receipt":
+                STATE["amazon"][data["receiptId"]] = data
+            elif what == "roku/transaction":
+                STATE["roku"][data["transactionId"]] = data
+            elif what == "down":
+                STATE["down"][data["store"]] = data.get("status")
+            elif what == "hook-failures":
+                STATE["hook_failures"][data["name"]] = data["count"]
+            elif what == "state":
+                answer = {key: value for key, value in STATE.items() if key != "tokens"}
+                return self.answer(200, answer)
+            else:
+                return self.answer(404, {"error": what})
+        self.answer(200, {})
+
+
+def main(port_file, public_key_path, secrets_path):
+    Handler.public_key = serialization.load_pem_public_key(open(public_key_path, "rb").read())
+    Handler.secrets = json.load(open(secrets_path))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    with open(port_file + ".tmp", "w") as handle:
+        handle.write(str(server.server_address[1]))
+    import os
+    os.rename(port_file + ".tmp", port_file)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])
