@@ -19,17 +19,21 @@ import Testing
         return .path(path)
     }
 
-    static func endpoints(_ base: String) -> StoreEndpoints {
+    /// Generous per-request timeout: under a full parallel test run a first answer can take more
+    /// than half a second, and a retry would change what the tests count. The slow-store test
+    /// passes its own short one.
+    static func endpoints(_ base: String, timeout: Duration = .seconds(10)) -> StoreEndpoints {
         var endpoints = StoreEndpoints()
         endpoints.amazonRVSBaseURL = base
         endpoints.amazonRVSSandboxBaseURL = base
-        endpoints.retry = StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5), attempts: 3, requestTimeout: .milliseconds(500))
+        endpoints.retry = StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5), attempts: 3, requestTimeout: timeout)
         return endpoints
     }
 
-    static func verifier(_ base: String, sandbox: Bool = false, reference: SecretReference? = nil) throws -> AmazonStoreVerifier {
+    static func verifier(_ base: String, sandbox: Bool = false, reference: SecretReference? = nil,
+                         timeout: Duration = .seconds(10)) throws -> AmazonStoreVerifier {
         let settings = AmazonSettings(sharedSecret: try reference ?? secretFile(), sandbox: sandbox)
-        return AmazonStoreVerifier(settings: { _ in CommerceStoreSettings(amazon: settings) }, endpoints: endpoints(base),
+        return AmazonStoreVerifier(settings: { _ in CommerceStoreSettings(amazon: settings) }, endpoints: endpoints(base, timeout: timeout),
                                    now: { now })
     }
 
@@ -178,7 +182,9 @@ import Testing
             guard case .verified = try await Self.verifier(base).verify(Self.claim()) else { Issue.record("not recovered"); return }
             #expect(faults.requests.count == 3)
             faults.delayNext(3, by: .milliseconds(700))
-            let fault = await #expect(throws: StoreFault.self) { try await Self.verifier(base).verify(Self.claim()) }
+            let fault = await #expect(throws: StoreFault.self) {
+                try await Self.verifier(base, timeout: .milliseconds(300)).verify(Self.claim())
+            }
             #expect(fault?.kind == .unavailable)
             #expect(fault.map { !"\($0)".contains(Self.secret) && !"\($0)".contains("amazon-shared-secret") } == true)
         }

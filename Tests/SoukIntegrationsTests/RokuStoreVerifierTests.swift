@@ -17,10 +17,12 @@ import Testing
         return .path(path)
     }
 
-    static func verifier(_ base: String, key reference: SecretReference? = nil) throws -> RokuStoreVerifier {
+    /// `timeout`: generous by default (a full parallel test run can be slow to answer; a retry would
+    /// change what the tests count); the slow-store test passes a short one.
+    static func verifier(_ base: String, key reference: SecretReference? = nil, timeout: Duration = .seconds(10)) throws -> RokuStoreVerifier {
         var endpoints = StoreEndpoints()
         endpoints.rokuBaseURL = base
-        endpoints.retry = StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5), attempts: 3, requestTimeout: .milliseconds(500))
+        endpoints.retry = StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5), attempts: 3, requestTimeout: timeout)
         let settings = RokuSettings(partnerApiKey: try reference ?? keyFile())
         return RokuStoreVerifier(settings: { _ in CommerceStoreSettings(roku: settings) }, endpoints: endpoints, now: { now })
     }
@@ -148,7 +150,7 @@ import Testing
             guard case .verified = try await Self.verifier(base).verify(Self.claim) else { Issue.record("not recovered"); return }
             #expect(faults.requests.count == 3)
             faults.delayNext(3, by: .milliseconds(700))
-            let fault = await #expect(throws: StoreFault.self) { try await Self.verifier(base).verify(Self.claim) }
+            let fault = await #expect(throws: StoreFault.self) { try await Self.verifier(base, timeout: .milliseconds(300)).verify(Self.claim) }
             #expect(fault?.kind == .unavailable)
             #expect(fault.map { !"\($0)".contains(Self.key) } == true)
         }

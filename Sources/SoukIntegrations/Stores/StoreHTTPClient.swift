@@ -85,8 +85,8 @@ public struct StoreHTTPClient: Sendable {
                              body: Array(buffer: collected))
     }
 
-    /// An error said without its URL.
-    static func describe(_ error: any Error) -> String {
+    /// An error said without its URL (stores and webhook receivers put secrets in URLs).
+    public static func describe(_ error: any Error) -> String {
         if let client = error as? HTTPClientError {
             switch client {
             case .deadlineExceeded, .readTimeout, .connectTimeout: return "timed out"

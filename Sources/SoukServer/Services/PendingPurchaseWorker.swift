@@ -9,10 +9,10 @@ import SoukStore
 /// crashed process's claim is taken over) and asks the store again. A store that still does not
 /// answer postpones the purchase with back-off (2 s doubling to 5 min): an outage is never a
 /// verdict, the purchase waits until the store answers.
-public struct PendingPurchaseWorker: Service {
+public struct PendingPurchaseWorker: PollingWorker {
     let intake: PurchaseIntakeService
     let purchases: PurchaseStore
-    let interval: Duration
+    public let interval: Duration
     /// How long one verification may take here (longer than a request waits).
     let timeout: Duration
     let logger: Logger
@@ -24,15 +24,6 @@ public struct PendingPurchaseWorker: Service {
         self.interval = interval
         self.timeout = timeout
         self.logger = logger
-    }
-
-    public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await processDue()
-                try? await Task.sleep(for: interval)
-            }
-        }
     }
 
     /// Settles or postpones every pending purchase due now; returns how many were settled.

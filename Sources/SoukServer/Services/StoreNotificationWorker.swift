@@ -29,11 +29,11 @@ public protocol StoreNotificationHandler: Sendable {
 /// store back-off (`storeRetryBaseMs`…`storeRetryMaxMs`, doubling with jitter) until
 /// `StoreNotificationStore.maxAttempts`, then marked `failed` and listed — a store outage delays a
 /// notification, it never loses it.
-public struct StoreNotificationWorker: Service {
+public struct StoreNotificationWorker: PollingWorker {
     let store: StoreNotificationStore
     let handlers: [String: any StoreNotificationHandler]
     let retry: StoreRetryPolicy
-    let interval: Duration
+    public let interval: Duration
     let now: @Sendable () -> Date
     let logger: Logger
 
@@ -47,15 +47,6 @@ public struct StoreNotificationWorker: Service {
         self.interval = interval
         self.now = now
         self.logger = logger
-    }
-
-    public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await processDue()
-                try? await Task.sleep(for: interval)
-            }
-        }
     }
 
     /// Processes every notification due now; returns how many were settled.

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import SoukCore
+import SoukIntegrations
 import SoukStore
 
 /// Delivers lifecycle events to the developers' webhooks (issue 12 item 8). Every `interval` it
@@ -13,12 +14,12 @@ import SoukStore
 /// min(max, base·2^(n-1)) with jitter until the delivery's window (3 days after the event) has
 /// passed, and then it is `failed`. A receiver gets at most `requestTimeout` (10 s) per attempt;
 /// redirects are not followed (see `client`).
-public struct WebhookDeliveryWorker: Service {
+public struct WebhookDeliveryWorker: PollingWorker {
     let store: WebhookStore
     let retryBase: Duration
     let retryMax: Duration
     let requestTimeout: Duration
-    let interval: Duration
+    public let interval: Duration
     let http: HTTPClient
     let now: @Sendable () -> Date
     let logger: Logger
@@ -42,15 +43,6 @@ public struct WebhookDeliveryWorker: Service {
         self.http = http
         self.now = now
         self.logger = logger
-    }
-
-    public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await processDue()
-                try? await Task.sleep(for: interval)
-            }
-        }
     }
 
     /// Queues new events and attempts every delivery due now; returns how many were delivered.
@@ -141,15 +133,5 @@ public struct WebhookDeliveryWorker: Service {
     }
 
     /// An error said without the URL (it may carry a token the developer put in it).
-    static func describe(_ error: any Error) -> String {
-        if let client = error as? HTTPClientError {
-            switch client {
-            case .deadlineExceeded, .readTimeout, .connectTimeout: return "timed out"
-            case .remoteConnectionClosed: return "the connection was closed"
-            default: return "the request failed (\(client))"
-            }
-        }
-        if "\(type(of: error))".contains("Connect") { return "cannot connect" }
-        return "the request failed (\(type(of: error)))"
-    }
+    static func describe(_ error: any Error) -> String { StoreHTTPClient.describe(error) }
 }
