@@ -30,33 +30,8 @@ extension PurchasesCommand {
     }
 
     /// The account's latest `limit` events in the app, oldest first.
-    ///
-    /// Interim: reads `commerce_events` directly until `CommerceEventStore.list(account:app:limit:)`
-    /// (issue 12, lifecycle) is in the tree; then this becomes a call to it.
     static func events(account: UUID, app: String, limit: Int, database: SoukDatabase) async throws -> [CommerceEvent] {
-        let rows = try await database.sql.raw("""
-            SELECT id, app, account_id, type, source, environment, occurred_at, created_at, product_id, entitlement_id, store,
-            transaction_id, original_transaction_id, payment_id, expires_at, dedup_key FROM commerce_events
-            WHERE account_id = \(bind: account) AND app = \(bind: app) ORDER BY occurred_at DESC, created_at DESC LIMIT \(bind: limit)
-            """).all()
-        return try rows.reversed().compactMap { row in
-            // A type or source this version does not know (a newer Souk wrote it) is skipped, not a failure.
-            guard let type = LifecycleEventType(rawValue: try row.decode(column: "type", as: String.self)),
-                  let source = LifecycleSource(rawValue: try row.decode(column: "source", as: String.self)),
-                  let environment = CommerceEnvironment(rawValue: try row.decode(column: "environment", as: String.self)) else { return nil }
-            return CommerceEvent(id: try row.decode(column: "id", as: UUID.self), app: try row.decode(column: "app", as: String.self),
-                                 accountId: try row.decode(column: "account_id", as: UUID.self), type: type, source: source,
-                                 environment: environment, occurredAt: try row.decode(column: "occurred_at", as: Date.self),
-                                 createdAt: try row.decode(column: "created_at", as: Date.self),
-                                 productId: try row.decode(column: "product_id", as: String?.self),
-                                 entitlementId: try row.decode(column: "entitlement_id", as: String?.self),
-                                 store: try row.decode(column: "store", as: String?.self),
-                                 transactionId: try row.decode(column: "transaction_id", as: String?.self),
-                                 originalTransactionId: try row.decode(column: "original_transaction_id", as: String?.self),
-                                 paymentId: try row.decode(column: "payment_id", as: UUID?.self),
-                                 expiresAt: try row.decode(column: "expires_at", as: Date?.self),
-                                 dedupKey: try row.decode(column: "dedup_key", as: String.self))
-        }
+        try await CommerceEventStore(database: database).list(account: account, app: app, limit: limit)
     }
 
     /// The events as a table, oldest first, one line each.

@@ -156,14 +156,7 @@ public struct EntitlementGrantStore: Sendable {
                                   occurredAt: at, createdAt: at, entitlementId: grant.entitlementId, store: Self.store,
                                   paymentId: grant.id, expiresAt: type == .grantRevoked ? at : grant.expiresAt,
                                   dedupKey: "\(type.rawValue)|\(Self.store)|\(grant.id.uuidString.lowercased())")
-        try await sql.insert(into: "commerce_events")
-            .columns("id", "app", "account_id", "type", "source", "environment", "occurred_at", "created_at", "product_id", "entitlement_id",
-                     "store", "transaction_id", "original_transaction_id", "payment_id", "expires_at", "dedup_key")
-            .values(SQLBind(event.id), SQLBind(event.app), SQLBind(event.accountId), SQLBind(event.type.rawValue), SQLBind(event.source.rawValue),
-                    SQLBind(event.environment.rawValue), SQLBind(event.occurredAt), SQLBind(event.createdAt), SQLBind(event.productId),
-                    SQLBind(event.entitlementId), SQLBind(event.store), SQLBind(event.transactionId), SQLBind(event.originalTransactionId),
-                    SQLBind(event.paymentId), SQLBind(event.expiresAt), SQLBind(event.dedupKey))
-            .run()
+        try await CommerceEventStore.record(event, on: sql)
     }
 
     /// The `store` of a grant in events and in the customer document.

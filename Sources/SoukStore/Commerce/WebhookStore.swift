@@ -167,29 +167,14 @@ public struct WebhookStore: Sendable {
                 RETURNING window_start
                 """).first() != nil else { continue }
             guard let row = try await database.sql.raw("""
-                SELECT e.id, e.app, e.account_id, e.type, e.source, e.environment, e.occurred_at, e.created_at, e.product_id,
-                e.entitlement_id, e.store, e.transaction_id, e.original_transaction_id, e.payment_id, e.expires_at, e.dedup_key,
-                a.email, w.url, w.secret, d.window_start
+                SELECT \(unsafeRaw: CommerceEventStore.columns("e")), a.email, w.url, w.secret, d.window_start
                 FROM webhook_deliveries d JOIN commerce_events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
                 JOIN accounts a ON a.id = e.account_id
                 WHERE d.event_id = \(bind: eventId) AND d.endpoint_id = \(bind: endpointId)
                 """).first() else { continue }
-            let typeName = try row.decode(column: "type", as: String.self)
-            guard let type = LifecycleEventType(rawValue: typeName) else {
-                throw WebhookStoreError("Event \(eventId) has an unknown type \(typeName).")
+            guard let event = try CommerceEventStore.decode(row) else {
+                throw WebhookStoreError("Event \(eventId) has a type, source or environment this version of Souk does not know.")
             }
-            let event = CommerceEvent(
-                id: try row.decode(column: "id", as: UUID.self), app: try row.decode(column: "app", as: String.self),
-                accountId: try row.decode(column: "account_id", as: UUID.self), type: type,
-                source: LifecycleSource(rawValue: try row.decode(column: "source", as: String.self)) ?? .intake,
-                environment: CommerceEnvironment(rawValue: try row.decode(column: "environment", as: String.self)) ?? .production,
-                occurredAt: try row.decode(column: "occurred_at", as: Date.self), createdAt: try row.decode(column: "created_at", as: Date.self),
-                productId: try row.decode(column: "product_id", as: String?.self),
-                entitlementId: try row.decode(column: "entitlement_id", as: String?.self),
-                store: try row.decode(column: "store", as: String?.self), transactionId: try row.decode(column: "transaction_id", as: String?.self),
-                originalTransactionId: try row.decode(column: "original_transaction_id", as: String?.self),
-                paymentId: try row.decode(column: "payment_id", as: UUID?.self), expiresAt: try row.decode(column: "expires_at", as: Date?.self),
-                dedupKey: try row.decode(column: "dedup_key", as: String.self))
             return ClaimedWebhookDelivery(
                 event: event, email: try row.decode(column: "email", as: String.self), endpointId: endpointId,
                 url: try row.decode(column: "url", as: String.self), secret: try row.decode(column: "secret", as: String.self),
