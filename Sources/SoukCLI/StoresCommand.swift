@@ -1,11 +1,11 @@
 import ArgumentParser
 
-/// `souk stores …`: what Souk knows of the stores (issue 12). `notifications` lists what the stores
-/// sent; `set`, `status` and `reconcile` join it as issue 12's store wiring lands.
+/// `souk stores …`: the stores' side of in-app purchases (issue 12): each app's store settings,
+/// what the stores last said, the notifications they sent, and re-checking subscriptions.
 struct StoresCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stores",
-        abstract: "The stores' side of in-app purchases: notifications received.",
-        subcommands: [StoresNotificationsCommand.self]
+        abstract: "The stores' side of in-app purchases: settings, status, notifications received.",
+        subcommands: [StoresSetCommand.self, StoresStatusCommand.self, StoresNotificationsCommand.self]
     )
 }

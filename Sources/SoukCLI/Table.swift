@@ -24,4 +24,9 @@ struct Table {
     static func date(_ date: Date) -> String {
         date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon))
     }
+
+    /// `-` for no date.
+    static func date(_ date: Date?) -> String {
+        date.map { Self.date($0) } ?? "-"
+    }
 }

@@ -23,7 +23,7 @@ public func buildApplication(
     let config = runtime.config
     let worker = AppStoreConnectEventWorker(processor: AppStoreConnectEventProcessor(runtime: runtime, client: try runtime.appStoreConnectClient()))
     // The stores' verifiers (tests pass fakes); the purchase path and its pending worker share them.
-    let purchaseIntake = runtime.purchaseIntake(verifiers: try storeVerifiers ?? StoreVerifiers.configured(config))
+    let purchaseIntake = runtime.purchaseIntake(verifiers: try storeVerifiers ?? runtime.storeVerifiers())
     let router = buildRouter(runtime, metrics: metrics, now: now, appStoreConnectWorker: worker, purchaseIntake: purchaseIntake)
     let server: HTTPServerBuilder
     if let tls = config.tls {

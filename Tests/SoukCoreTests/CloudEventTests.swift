@@ -140,8 +140,12 @@ import Testing
         (#"{"transaction": {"storeProductId": "", "transactionId": "1", "receipt": "r"}, "productId": "p", "store": "apple_store"}"#, "data.transaction.storeProductId", "must not be empty"),
         (#"{"transaction": {"storeProductId": "sku", "receipt": "r"}, "productId": "p", "store": "apple_store"}"#, "data.transaction.transactionId", "is required"),
         (#"{"transaction": {"storeProductId": "sku", "transactionId": true, "receipt": "r"}, "productId": "p", "store": "apple_store"}"#, "data.transaction.transactionId", "must be a string"),
-        (#"{"transaction": {"storeProductId": "sku", "transactionId": "1"}, "productId": "p", "store": "apple_store"}"#, "data.transaction.receipt", "is required"),
-        (#"{"transaction": {"storeProductId": "sku", "transactionId": "1", "receipt": null}, "productId": "p", "store": "apple_store"}"#, "data.transaction.receipt", "is required"),
+        (#"{"transaction": {"storeProductId": "sku", "transactionId": "1"}, "productId": "p", "store": "google_play"}"#, "data.transaction.receipt",
+         "is required for google_play (Play Billing's purchase JSON or the purchase token)"),
+        (#"{"transaction": {"storeProductId": "sku", "transactionId": "1", "receipt": "r"}, "productId": "p", "store": "amazon"}"#,
+         "data.transaction.userId", "is required for amazon (the Amazon user id of the receipt)"),
+        (#"{"transaction": {"storeProductId": "sku", "transactionId": "1", "receipt": null}, "productId": "p", "store": "google_play"}"#, "data.transaction.receipt",
+         "is required for google_play (Play Billing's purchase JSON or the purchase token)"),
         (#"{"transaction": {"storeProductId": "sku", "transactionId": "1", "receipt": "r"}, "store": "apple_store"}"#, "data.productId", "is required"),
         (#"{"transaction": {"storeProductId": "sku", "transactionId": "1", "receipt": "r"}, "productId": ["p"], "store": "apple_store"}"#, "data.productId", "must be a string"),
         (#"{"transaction": {"storeProductId": "sku", "transactionId": "1", "receipt": "r"}, "productId": "p", "store": "apple_store", "username": {}}"#, "data.username", "must be a string"),
@@ -172,7 +176,7 @@ import Testing
         let cases: [(String, CommerceStore)] = [("ios", .appleStore), ("tvos", .appleStore), ("android", .googlePlay),
                                                  ("amazon_fire_tv", .amazon), ("roku", .roku)]
         for (platform, store) in cases {
-            let data = #"{"transaction": {"storeProductId": "sku", "transactionId": "1", "receipt": "r"}, "productId": "p", "platform": "\#(platform)"}"#
+            let data = #"{"transaction": {"storeProductId": "sku", "transactionId": "1", "userId": "u", "receipt": "r"}, "productId": "p", "platform": "\#(platform)"}"#
             let event = try Self.structured(Self.event(data: data)).get()
             #expect(event.data.store == store)
             #expect(event.data.platform == platform)

@@ -27,12 +27,14 @@ public struct CatalogDiff: Sendable, Equatable {
     public var allowSandbox: (from: Bool, to: Bool)?
     /// The products or entitlements that stay are listed in another order.
     public var reordered = false
+    /// Stores whose settings the file changes (added, changed or removed).
+    public var changedStores: [CommerceStore] = []
 
     public init() {}
 
     public var isEmpty: Bool {
         !createsApp && addedProducts.isEmpty && changedProducts.isEmpty && retiredProducts.isEmpty && addedEntitlements.isEmpty
-            && changedEntitlements.isEmpty && removedEntitlements.isEmpty && allowSandbox == nil && !reordered
+            && changedEntitlements.isEmpty && removedEntitlements.isEmpty && allowSandbox == nil && !reordered && changedStores.isEmpty
     }
 
     public static func == (a: CatalogDiff, b: CatalogDiff) -> Bool {
@@ -40,6 +42,7 @@ public struct CatalogDiff: Sendable, Equatable {
             && a.retiredProducts == b.retiredProducts && a.addedEntitlements == b.addedEntitlements
             && a.changedEntitlements == b.changedEntitlements && a.removedEntitlements == b.removedEntitlements
             && a.allowSandbox?.from == b.allowSandbox?.from && a.allowSandbox?.to == b.allowSandbox?.to && a.reordered == b.reordered
+            && a.changedStores == b.changedStores
     }
 
     /// One line per change (`+ product …`, `~ product …: prices`, `- product … (retired)`), or `no change`.
@@ -55,6 +58,7 @@ public struct CatalogDiff: Sendable, Equatable {
         lines += changedProducts.map { "~ product \($0.id): \($0.fields.joined(separator: ", "))" }
         lines += retiredProducts.map { "- product \($0) (retired: off sale, its buyers keep their entitlements)" }
         if reordered { lines.append("~ order of products or entitlements") }
+        lines += changedStores.map { "~ stores.\($0.rawValue)" }
         return lines
     }
 
@@ -80,10 +84,12 @@ public struct CatalogDiff: Sendable, Equatable {
             diff.addedEntitlements = next.entitlements.map(\.id)
             diff.addedProducts = next.products.map(\.id)
             if next.allowSandbox { diff.allowSandbox = (false, true) }
+            diff.changedStores = storeChanges(nil, next.stores)
             return diff
         }
         let old = current.catalog
         if old.allowSandbox != next.allowSandbox { diff.allowSandbox = (old.allowSandbox, next.allowSandbox) }
+        if let stores = next.stores { diff.changedStores = storeChanges(old.stores, stores) }
         let oldEntitlements = Dictionary(old.entitlements.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let newEntitlementIds = Set(next.entitlements.map(\.id))
         for entitlement in next.entitlements {
@@ -110,6 +116,20 @@ public struct CatalogDiff: Sendable, Equatable {
         diff.reordered = keptProducts != next.products.map(\.id).filter { oldProducts[$0] != nil }
             || keptEntitlements != next.entitlements.map(\.id).filter { oldEntitlements[$0] != nil }
         return diff
+    }
+
+    /// The stores whose settings differ (a file without `stores` changes none).
+    static func storeChanges(_ old: CommerceStoreSettings?, _ new: CommerceStoreSettings?) -> [CommerceStore] {
+        guard let new else { return [] }
+        let old = old ?? CommerceStoreSettings()
+        return CommerceStore.allCases.filter { store in
+            switch store {
+            case .appleStore: old.apple != new.apple
+            case .googlePlay: old.googlePlay != new.googlePlay
+            case .amazon: old.amazon != new.amazon
+            case .roku: old.roku != new.roku
+            }
+        }
     }
 
     /// The file keys whose values differ between two definitions of one product.

@@ -11,7 +11,7 @@ extension CatalogFile {
                 .object([JSONMember("id", .string($0.id)), JSONMember("title", .string($0.title))])
             })),
             JSONMember("products", .array(catalog.products.map(jsonValue))),
-        ])
+        ] + (catalog.stores.map { $0.isEmpty ? [] : [JSONMember("stores", jsonValue($0))] } ?? []))
         return pretty ? document.prettyText() : document.compactText()
     }
 

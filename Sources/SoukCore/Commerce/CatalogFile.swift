@@ -6,7 +6,7 @@ import Foundation
 /// Reading checks the shape (known keys, JSON types, durations, integers) and then every rule of
 /// `validate(_:)`; each error names the JSON path of the offending value.
 public enum CatalogFile {
-    static let topLevelKeys: Set<String> = ["app", "allowSandbox", "entitlements", "products"]
+    static let topLevelKeys: Set<String> = ["app", "allowSandbox", "entitlements", "products", "stores"]
     static let entitlementKeys: Set<String> = ["id", "title"]
 
     /// Reads and validates a catalog file.
@@ -41,7 +41,9 @@ public enum CatalogFile {
         for (index, item) in try root.array("products").enumerated() {
             products.append(try product(from: item, path: "products[\(index)]"))
         }
-        return CommerceCatalog(app: app, allowSandbox: allowSandbox, entitlements: entitlements, products: products)
+        var stores: CommerceStoreSettings?
+        if let value = root["stores"] { stores = try Self.stores(from: value, path: "stores") }
+        return CommerceCatalog(app: app, allowSandbox: allowSandbox, entitlements: entitlements, products: products, stores: stores)
     }
 }
 

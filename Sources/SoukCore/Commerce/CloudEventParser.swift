@@ -11,7 +11,9 @@ import Foundation
 ///   says `applicastion/json`.
 /// - `data.store` may be left out when `data.platform` names one (`ios` → `apple_store` …);
 ///   both given must agree.
-/// - `data.transaction.receipt` may be a JSON string or any JSON value (kept as its JSON text).
+/// - `data.transaction.receipt` may be a JSON string or any JSON value (kept as its JSON text); it is
+///   required for Google Play, optional elsewhere (Apple without one is looked up by transaction id);
+///   `data.transaction.userId` is required for Amazon.
 public enum CloudEventParser {
     /// The supported CloudEvents version.
     public static let specversion = "1.0"
@@ -168,7 +170,7 @@ extension CloudEventParser {
         let userId = try optionalText(transaction, "userId", in: "data.transaction")
         let receipt: String
         switch transaction["receipt"] {
-        case nil, .null?: throw CloudEventError(path: "data.transaction.receipt", message: "is required")
+        case nil, .null?: receipt = ""
         case .string(let text)?: receipt = text
         case let value?: receipt = JSONText.write(value)
         }
@@ -192,6 +194,15 @@ extension CloudEventParser {
             throw CloudEventError(path: "data.store", message: "is required (platform \"\(platform)\" names no store)")
         } else {
             throw CloudEventError(path: "data.store", message: "is required (or data.platform: ios, tvos, android, amazon_fire_tv, roku)")
+        }
+        switch store {
+        case .googlePlay where receipt.isEmpty:
+            throw CloudEventError(path: "data.transaction.receipt", message: "is required for google_play (Play Billing's purchase JSON or the purchase token)")
+        case .amazon where userId == nil:
+            throw CloudEventError(path: "data.transaction.userId", message: "is required for amazon (the Amazon user id of the receipt)")
+        default:
+            // Apple without a receipt is looked up by transactionId (App Store Server API); Roku asks by transactionId.
+            break
         }
         return PaymentValidationData(
             transaction: PaymentTransaction(storeProductId: storeProductId, transactionId: transactionId, userId: userId, receipt: receipt),

@@ -10,12 +10,17 @@ public struct CommerceCatalog: Sendable, Equatable {
     public var entitlements: [EntitlementDefinition]
     /// In catalog order: the order of `products_v1.json` and of the feed.
     public var products: [ProductDefinition]
+    /// Each store's credentials for the app (the file's `stores`). nil: the file does not say, so
+    /// applying it keeps the stores already set (`souk stores set`).
+    public var stores: CommerceStoreSettings?
 
-    public init(app: String, allowSandbox: Bool = false, entitlements: [EntitlementDefinition] = [], products: [ProductDefinition] = []) {
+    public init(app: String, allowSandbox: Bool = false, entitlements: [EntitlementDefinition] = [], products: [ProductDefinition] = [],
+                stores: CommerceStoreSettings? = nil) {
         self.app = app
         self.allowSandbox = allowSandbox
         self.entitlements = entitlements
         self.products = products
+        self.stores = stores
     }
 }
 

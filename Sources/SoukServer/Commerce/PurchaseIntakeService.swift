@@ -14,10 +14,13 @@ public struct PurchaseIntakeService: Sendable {
     let policy: TransferPolicy
     /// How long a request waits for a store before answering 202.
     let timeout: Duration
+    /// Where store faults are noted for the operator (`souk stores status`).
+    let storeStatus: StoreStatusStore?
     let logger: Logger
 
     public init(purchases: PurchaseStore, catalogs: CommerceCatalogCache, verifiers: StoreVerifiers, policy: TransferPolicy,
-                timeout: Duration, logger: Logger) {
+                timeout: Duration, storeStatus: StoreStatusStore? = nil, logger: Logger) {
+        self.storeStatus = storeStatus
         self.purchases = purchases
         self.catalogs = catalogs
         self.verifiers = verifiers
@@ -56,18 +59,20 @@ public struct PurchaseIntakeService: Sendable {
            AccountModel.normalize(email: username) != buyer.email {
             return .refused(paymentId: nil, .wrongAccount("data.username names another account than the access token's."))
         }
-        let claim = event.claim(app: app)
+        var claim = event.claim(app: app)
+        claim.accountIsSandbox = buyer.sandbox
         let product: ProductDefinition
         switch PurchaseIntakeRule.precheck(productId: event.data.productId, claim: claim, catalog: catalog) {
         case .failure(let refusal): return .refused(paymentId: nil, refusal)
         case .success(let found): product = found
         }
+        claim.productType = product.type
         guard let verifier = verifiers.verifier(for: claim.store) else {
             return .refused(paymentId: nil, .storeNotConfigured(claim.store))
         }
         let intake = PurchaseIntake(account: buyer.account, product: product, claim: claim, event: key)
-        guard let verdict = await StoreVerifiers.verdict(verifier, on: claim, within: timeout) else {
-            logger.notice("store verdict not in time; purchase pending", metadata: ["app": "\(app)", "store": "\(claim.store.rawValue)"])
+        guard let verdict = await ask(verifier, claim) else {
+            logger.notice("no store verdict; purchase pending", metadata: ["app": "\(app)", "store": "\(claim.store.rawValue)"])
             return try await purchases.recordPending(intake)
         }
         return try await settle(intake, verdict: verdict, catalog: catalog, accountIsSandbox: buyer.sandbox)
@@ -103,8 +108,9 @@ public struct PurchaseIntakeService: Sendable {
                         buyer: Buyer) async throws -> (outcome: IntakeOutcome, productId: String?) {
         guard let verifier = verifiers.verifier(for: store) else { return (.refused(paymentId: nil, .storeNotConfigured(store)), nil) }
         // The claim is the signed data alone: what it names comes from the signature.
-        let unsigned = PurchaseClaim(store: store, app: app, storeProductId: "", transactionId: "", receipt: signedTransaction)
-        guard let verdict = await StoreVerifiers.verdict(verifier, on: unsigned, within: timeout) else {
+        let unsigned = PurchaseClaim(store: store, app: app, storeProductId: "", transactionId: "", receipt: signedTransaction,
+                                     accountIsSandbox: buyer.sandbox)
+        guard let verdict = await ask(verifier, unsigned) else {
             return (.refused(paymentId: nil, .init(Self.storeUnavailable, "The store did not answer in time; try again.")), nil)
         }
         guard case .verified(let verified) = verdict else {
@@ -120,6 +126,29 @@ public struct PurchaseIntakeService: Sendable {
         return (try await settle(intake, verdict: verdict, catalog: catalog, accountIsSandbox: buyer.sandbox), product.id)
     }
 
+    /// The store's verdict on `claim`, or nil (noted for the operator) when it gave none in time.
+    func ask(_ verifier: any StoreVerifier, _ claim: PurchaseClaim) async -> StoreVerdict? {
+        let answer = await StoreVerifiers.answer(verifier, on: claim, within: timeout)
+        await note(answer, app: claim.app, store: claim.store)
+        guard case .verdict(let verdict) = answer else { return nil }
+        return verdict
+    }
+
+    /// Keeps `souk stores status` current. A failure to note it is logged, never the intake's failure.
+    func note(_ answer: StoreVerifiers.Answer, app: String, store: CommerceStore) async {
+        guard let storeStatus else { return }
+        do {
+            switch answer {
+            case .verdict: try await storeStatus.recordAnswer(app: app, store: store, at: Date())
+            case .fault(let fault):
+                logger.warning("store gave no verdict", metadata: ["app": "\(app)", "store": "\(store.rawValue)", "fault": "\(fault.kind.rawValue)"])
+                try await storeStatus.recordFault(app: app, store: store, fault, at: Date())
+            }
+        } catch {
+            logger.error("cannot note the store's status", metadata: ["app": "\(app)", "store": "\(store.rawValue)", "error": "\(error)"])
+        }
+    }
+
     /// Tries one pending purchase again (the pending worker). True when it was settled (granted or
     /// refused); false when the store still did not answer (it is postponed with back-off).
     public func retry(_ pending: PendingPurchase, timeout: Duration) async throws -> Bool {
@@ -132,12 +161,17 @@ public struct PurchaseIntakeService: Sendable {
             try await purchases.refusePending(pending.paymentId, app: pending.claim.app, .storeNotConfigured(pending.claim.store))
             return true
         }
-        guard let verdict = await StoreVerifiers.verdict(verifier, on: pending.claim, within: timeout) else {
-            try await purchases.postpone(pending, reason: "\(pending.claim.store.rawValue) did not answer within \(timeout)")
+        let sandbox = try await purchases.accountIsSandbox(pending.accountId) ?? false
+        var claim = pending.claim
+        claim.accountIsSandbox = sandbox
+        claim.productType = product.type
+        let answer = await StoreVerifiers.answer(verifier, on: claim, within: timeout)
+        await note(answer, app: claim.app, store: claim.store)
+        guard case .verdict(let verdict) = answer else {
+            if case .fault(let fault) = answer { try await purchases.postpone(pending, reason: fault.description) }
             return false
         }
-        let sandbox = try await purchases.accountIsSandbox(pending.accountId) ?? false
-        let intake = PurchaseIntake(account: pending.accountId, product: product, claim: pending.claim)
+        let intake = PurchaseIntake(account: pending.accountId, product: product, claim: claim)
         _ = try await settle(intake, verdict: verdict, catalog: catalog, accountIsSandbox: sandbox, pendingPayment: pending.paymentId)
         return true
     }

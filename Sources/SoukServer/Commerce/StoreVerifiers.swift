@@ -2,9 +2,10 @@ import Foundation
 import SoukCore
 import SoukIntegrations
 
-/// The `StoreVerifier` of each store Souk can verify purchases with. Apple's is local (signed data
-/// checked against Apple Root CA - G3 plus `appleRootCertificates`); the other stores are not
-/// configured yet, so their purchases are refused `store-not-configured` (422).
+/// The `StoreVerifier` of each store Souk verifies purchases with: Apple (signed data checked
+/// against Apple Root CA - G3 plus `appleRootCertificates`, and the App Store Server API with the
+/// app's In-App Purchase key), Google Play, Amazon RVS and Roku Pay, each reading the app's
+/// `stores` settings per claim.
 public struct StoreVerifiers: Sendable {
     let verifiers: [CommerceStore: any StoreVerifier]
 
@@ -14,30 +15,53 @@ public struct StoreVerifiers: Sendable {
         self.verifiers = byStore
     }
 
-    /// The verifiers the settings describe.
+    /// The verifiers the settings describe; `settings` gives each app's store settings (the catalogs').
     /// - Throws: `StartupError` naming the setting when an extra Apple root cannot be read.
-    public static func configured(_ config: SoukConfig) throws -> StoreVerifiers {
+    public static func configured(_ config: SoukConfig, settings: @escaping StoreSettingsProvider) throws -> StoreVerifiers {
+        let signed: AppleSignedDataVerifier
         do {
-            return StoreVerifiers([try AppleStoreVerifier(additionalRootCertificatePaths: config.commerce.appleRootCertificates)])
+            signed = try AppleSignedDataVerifier(additionalRootCertificatePaths: config.commerce.appleRootCertificates)
         } catch {
             throw StartupError("cannot load appleRootCertificates (SOUK_APPLE_ROOT_CERTIFICATES) \(config.commerce.appleRootCertificates): \(error)")
         }
+        let endpoints = config.commerce.stores
+        return StoreVerifiers([
+            AppleStoreVerifier(verifier: signed, settings: settings, api: AppStoreServerAPIClient(endpoints: endpoints)),
+            // GOOGLE-PENDING GooglePlayStoreVerifier(settings: settings, endpoints: endpoints),
+            AmazonStoreVerifier(settings: settings, endpoints: endpoints),
+            RokuStoreVerifier(settings: settings, endpoints: endpoints),
+        ])
     }
 
     public func verifier(for store: CommerceStore) -> (any StoreVerifier)? {
         verifiers[store]
     }
 
-    /// The verdict on `claim` if the store gave one within `timeout`; nil when it did not answer in
-    /// time or could not answer (threw): an outage is never a verdict.
-    static func verdict(_ verifier: any StoreVerifier, on claim: PurchaseClaim, within timeout: Duration) async -> StoreVerdict? {
-        await withTaskGroup(of: StoreVerdict?.self) { group in
-            group.addTask { try? await verifier.verify(claim) }
+    /// What asking a store came to.
+    enum Answer: Sendable {
+        case verdict(StoreVerdict)
+        /// No verdict: the store did not answer in time, was down, refused the operator's
+        /// credentials, or holds the purchase as pending. Never a refusal.
+        case fault(StoreFault)
+    }
+
+    /// The store's verdict on `claim` if it gave one within `timeout`; else why not.
+    static func answer(_ verifier: any StoreVerifier, on claim: PurchaseClaim, within timeout: Duration) async -> Answer {
+        await withTaskGroup(of: Answer.self) { group in
+            group.addTask {
+                do {
+                    return .verdict(try await verifier.verify(claim))
+                } catch let fault as StoreFault {
+                    return .fault(fault)
+                } catch {
+                    return .fault(StoreFault(.unavailable, "\(verifier.store.rawValue) could not be asked: \(String(describing: type(of: error)))"))
+                }
+            }
             group.addTask {
                 try? await Task.sleep(for: timeout)
-                return nil
+                return .fault(StoreFault(.unavailable, "\(verifier.store.rawValue) did not answer within \(timeout)"))
             }
-            let first = await group.next() ?? nil
+            let first = await group.next() ?? .fault(StoreFault(.unavailable, "no answer"))
             group.cancelAll()
             return first
         }
@@ -47,7 +71,7 @@ public struct StoreVerifiers: Sendable {
 extension PurchaseRefusal {
     /// No verifier is configured for the purchase's store.
     static func storeNotConfigured(_ store: CommerceStore) -> PurchaseRefusal {
-        .init("store-not-configured", "Souk cannot verify \(store.rawValue) purchases yet; only apple_store is configured.")
+        .init("store-not-configured", "Souk has no \(store.rawValue) verifier.")
     }
 
     /// `data.username` names another account than the token's.

@@ -86,9 +86,17 @@ public struct CommerceCatalogStore: Sendable {
             }
         }
         retired.sort { $0.at != $1.at ? $0.at < $1.at : $0.product.id < $1.product.id }
+        var stores: CommerceStoreSettings?
+        if let json = row.stores {
+            do {
+                stores = try CatalogFile.stores(json: json)
+            } catch {
+                throw CommerceCatalogStoreError.unreadableDefinition(app: app, product: "stores", reason: error.description)
+            }
+        }
         let catalog = CommerceCatalog(app: app, allowSandbox: row.allowSandbox,
                                       entitlements: entitlements.map { EntitlementDefinition(id: $0.entitlementId, title: $0.title) },
-                                      products: onSale)
+                                      products: onSale, stores: stores)
         return CommerceCatalogState(catalog: catalog, retired: retired.map(\.product), revision: Int(row.revision), modifiedAt: row.modifiedAt)
     }
 
@@ -109,6 +117,9 @@ public struct CommerceCatalogStore: Sendable {
             return created
         }()
         row.allowSandbox = catalog.allowSandbox
+        if let stores = catalog.stores {
+            row.stores = stores.isEmpty ? nil : CatalogFile.jsonValue(stores).compactText()
+        }
         row.revision += 1
         row.modifiedAt = modifiedAt
         try await row.save(on: db)

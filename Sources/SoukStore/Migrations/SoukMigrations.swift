@@ -41,5 +41,7 @@ enum SoukMigrations {
         CreateStoreNotifications(),
         CreateWebhooks(),
         CreateEntitlementGrants(),
+        // 009: issue 12, continued
+        AddStoreSettings(),
     ]
 }

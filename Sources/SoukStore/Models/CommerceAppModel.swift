@@ -9,6 +9,8 @@ public final class CommerceAppModel: Model, @unchecked Sendable {
     @ID(key: .id) public var id: UUID?
     @Field(key: "app") public var app: String
     @Field(key: "allow_sandbox") public var allowSandbox: Bool
+    /// The catalog file's `stores` object as compact JSON (references to secrets only); nil: none set.
+    @OptionalField(key: "stores") public var stores: String?
     @Field(key: "revision") public var revision: Int64
     @Field(key: "modified_at") public var modifiedAt: Date
     @Field(key: "created_at") public var createdAt: Date

@@ -1,7 +1,9 @@
 import FluentKit
 import SQLKit
 
-/// Issue 12: store settings per app (commerce_apps.stores), store status, the store-action queue (acknowledge, consume). (Placeholder registered by the lead; helper H6 fills it in.)
+/// A step of issue 12 that shipped empty (the store-action queue went into `purchases` with
+/// `UpdatePurchasesAddLifecycle`, the store settings into 009's `AddStoreSettings`). Kept so that
+/// databases that recorded it stay in step.
 struct CreateStoreOperations: AsyncMigration {
     func prepare(on database: any Database) async throws {}
 
