@@ -94,7 +94,7 @@ struct PurchasesCommand: AsyncParsableCommand {
                     chosen = model.sandbox ? .sandbox : .production
                 }
                 switch try await runtime.purchases.consume(account: try model.requireID(), app: app, productId: product,
-                                                           environment: chosen, quantity: quantity) {
+                                                           environment: chosen, quantity: quantity, source: .operator) {
                 case .success(let balance):
                     print("Used \(quantity) of \(product) for \(model.email) (\(chosen.rawValue)); balance now \(balance)")
                 case .failure(.insufficient(let balance)):

@@ -51,6 +51,9 @@ public enum LifecycleTransition {
                 sameProduct = before.storeProductId == after.storeProductId
             }
             events.append(sameProduct ? .renewal : .productChange)
+        } else if let old = before.expiresDate, let new = after.expiresDate, new > old, after.revokedAt == nil {
+            // Stores that keep one receipt across renewals (Amazon, Roku) renew by moving its expiry.
+            events.append(.renewal)
         }
         if before.willRenew == true, after.willRenew == false {
             events.append(.cancellation)

@@ -78,6 +78,9 @@ extension PurchaseStore {
                     """).first()?.decode(column: "id", as: UUID.self)
             }
 
+            // What the purchase continues (an earlier period, the purchase it replaces), for its events.
+            let previous = try await Self.anchor(of: verified, app: claim.app, on: sql)
+            var transferred = false
             // Ownership follows the original transaction.
             let owner = try await sql.raw("""
                 SELECT account_id FROM purchases WHERE app = \(bind: claim.app) AND store = \(bind: claim.store.rawValue)
@@ -118,6 +121,7 @@ extension PurchaseStore {
                                 SQLBind(from), SQLBind(intake.account), SQLBind(at))
                         .run()
                     changes.accounts.formUnion([from, intake.account])
+                    transferred = true
                 }
             }
 
@@ -130,6 +134,11 @@ extension PurchaseStore {
                 paymentId = existing.paymentId
                 if existing.signedDate.map({ $0 < verified.signedDate }) ?? true {
                     try await Self.update(existing, with: verified, at: at, on: sql)
+                    try await Self.writeLifecycle(existing.paymentId, verified, type: existing.productType, at: at, on: sql)
+                    if let updated = try await Self.payment(existing.paymentId, on: sql) {
+                        _ = try await Self.recordEvents(before: Self.facts(existing), after: verified, payment: updated, source: .intake,
+                                                        at: at, on: sql)
+                    }
                     changes.accounts.insert(existing.accountId)
                 }
                 if let pending, pending != existing.paymentId {
@@ -149,7 +158,17 @@ extension PurchaseStore {
                     try await Self.credit(account: intake.account, app: claim.app, productId: intake.product.id, environment: environment,
                                           by: max(1, verified.quantity), on: sql)
                 }
+                try await Self.writeLifecycle(paymentId, verified, type: intake.product.type, at: at, on: sql)
+                if let recorded = try await Self.payment(paymentId, on: sql) {
+                    _ = try await Self.recordEvents(before: previous.map(Self.facts), after: verified, payment: recorded, source: .intake,
+                                                    at: at, on: sql)
+                }
                 changes.accounts.insert(intake.account)
+            }
+            if transferred, let moved = try await Self.payment(paymentId, on: sql) {
+                try await Self.recordEvent(.transfer, about: moved, source: .intake,
+                                           dedup: "\(claim.store.rawValue)|\(verified.originalTransactionId)|\(intake.account.uuidString.lowercased())|\(Int64(at.timeIntervalSince1970 * 1000))",
+                                           at: at, on: sql)
             }
             if let event = intake.event { try await Self.link(event, to: paymentId, at: at, on: sql) }
             return .granted(paymentId: paymentId)

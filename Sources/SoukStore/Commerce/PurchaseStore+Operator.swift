@@ -13,12 +13,9 @@ extension PurchaseStore {
         return try await write(app: payment.app, key: "payment:\(paymentId.uuidString)") { sql, changes in
             guard let current = try await Self.payment(paymentId, on: sql) else { return nil }
             guard current.status == .granted, current.revokedAt == nil else { return current }
-            try await sql.update("purchases").set("revoked_at", to: at).set("revocation_reason", to: reason).set("updated_at", to: at)
-                .where("id", .equal, paymentId).run()
-            if current.productType == .consumable, let environment = current.environment {
-                try await Self.debit(account: current.accountId, app: current.app, productId: current.productId, environment: environment,
-                                     by: current.quantity, on: sql)
-            }
+            try await Self.markRevoked(current, at: at, reason: reason, now: at, on: sql)
+            try await Self.recordEvent(.refund, about: current, source: .operator,
+                                       dedup: "\(current.store.rawValue)|\(current.transactionId ?? current.paymentId.uuidString.lowercased())", at: at, on: sql)
             changes.accounts.insert(current.accountId)
             return try await Self.payment(paymentId, on: sql)
         }
@@ -33,7 +30,8 @@ extension PurchaseStore {
     /// Uses `quantity` of a consumable: one conditional `UPDATE`, so the balance never goes below
     /// zero however many requests race. Returns the balance after.
     public func consume(account: UUID, app: String, productId: String, environment: CommerceEnvironment,
-                        quantity: Int = 1) async throws -> Result<Int, ConsumeFailure> {
+                        quantity: Int = 1, source: LifecycleSource = .intake) async throws -> Result<Int, ConsumeFailure> {
+        let now = now()
         let amount = Int64(max(1, quantity))
         return try await write(app: app, key: "balance:\(app)|\(account.uuidString)") { sql, changes in
             let row = try await sql.raw("""
@@ -50,6 +48,10 @@ extension PurchaseStore {
                 return .failure(.insufficient(balance: Int(balance)))
             }
             changes.accounts.insert(account)
+            let at = now
+            try await CommerceEventStore.record(CommerceEvent(
+                app: app, accountId: account, type: .consumption, source: source, environment: environment, occurredAt: at, createdAt: at,
+                productId: productId, dedupKey: "\(LifecycleEventType.consumption.rawValue)|\(UUID().uuidString.lowercased())"), on: sql)
             return .success(Int(try row.decode(column: "balance", as: Int64.self)))
         }
     }
