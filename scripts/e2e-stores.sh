@@ -3,7 +3,7 @@
 # binary, with the stores' base URLs pointing at Tests/stores-e2e/fakestores.py: Amazon, Roku and
 # Google purchases, an outage during intake, RTDN, Apple notifications, webhooks, the customer
 # endpoint. On SQLite; then, when SOUK_TEST_POSTGRES_URL is set, on PostgreSQL.
-# Run by scripts/test.sh after `swift build`.
+# Run by scripts/test.sh after `swift build`, after scripts/e2e-commerce.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SOUK="${SOUK_BIN:-$(swift build --show-bin-path)/souk}"

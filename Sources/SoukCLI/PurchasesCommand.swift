@@ -39,13 +39,14 @@ struct PurchasesCommand: AsyncParsableCommand {
 
     /// The purchases as a table, one line each.
     static func table(_ purchases: [StoredPurchase], emails: [UUID: String]) -> String {
-        Table(["TRANSACTION", "PAYMENT", "ENVIRONMENT", "STATUS", "APP", "PRODUCT", "ACCOUNT", "PURCHASED", "EXPIRES", "REVOKED"],
+        Table(["TRANSACTION", "PAYMENT", "ENVIRONMENT", "STATUS", "APP", "PRODUCT", "ACCOUNT", "PURCHASED", "EXPIRES", "REVOKED", "STATE",
+               "AT STORE"],
               purchases.map { purchase in
                   [purchase.transactionId ?? "(\(purchase.claimedTransactionId))", purchase.paymentId.uuidString.lowercased(),
                    purchase.environment?.rawValue ?? "-", purchase.refusal.map { "refused: \($0.code)" } ?? purchase.status.rawValue,
                    purchase.app, purchase.productId, emails[purchase.accountId] ?? purchase.accountId.uuidString.lowercased(),
                    purchase.purchaseDate.map(Table.date) ?? "-", purchase.expiresDate.map(Table.date) ?? "-",
-                   purchase.revokedAt.map(Table.date) ?? "-"]
+                   purchase.revokedAt.map(Table.date) ?? "-", purchase.subscriptionState?.rawValue ?? "-", purchase.storeActionSummary]
               }).render()
     }
 

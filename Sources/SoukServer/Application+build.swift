@@ -22,9 +22,12 @@ public func buildApplication(
 ) throws -> some ApplicationProtocol {
     let config = runtime.config
     let worker = AppStoreConnectEventWorker(processor: AppStoreConnectEventProcessor(runtime: runtime, client: try runtime.appStoreConnectClient()))
-    // The stores' verifiers (tests pass fakes); the purchase path and its pending worker share them.
-    let purchaseIntake = runtime.purchaseIntake(verifiers: try storeVerifiers ?? runtime.storeVerifiers())
-    let router = buildRouter(runtime, metrics: metrics, now: now, appStoreConnectWorker: worker, purchaseIntake: purchaseIntake)
+    // The stores' verifiers (tests pass fakes); the purchase path, its workers and the notification handlers share them.
+    let verifiers = try storeVerifiers ?? runtime.storeVerifiers()
+    let purchaseIntake = runtime.purchaseIntake(verifiers: verifiers)
+    let stores = StoreWiring(runtime, verifiers: verifiers)
+    let router = buildRouter(runtime, metrics: metrics, now: now, appStoreConnectWorker: worker, purchaseIntake: purchaseIntake,
+                             storeNotifications: stores.controller())
     let server: HTTPServerBuilder
     if let tls = config.tls {
         server = try .tls(.http1(), tlsConfiguration: try makeTLSConfiguration(tls))
@@ -40,6 +43,9 @@ public func buildApplication(
                    PendingPurchaseWorker(intake: purchaseIntake, purchases: runtime.purchases, logger: runtime.logger),
                    WebhookDeliveryWorker(store: WebhookStore(database: runtime.database), retryBase: config.commerce.webhookRetryBase,
                                          retryMax: config.commerce.webhookRetryMax, logger: runtime.logger),
+                   stores.notificationWorker(), stores.actionWorker(),
+                   ReconciliationService(reconciler: stores.reconciler(), interval: .seconds(config.commerce.reconcileIntervalSeconds),
+                                         logger: runtime.logger),
                    CleanupService(cleanup: Cleanup(database: runtime.database), lease: MaintenanceLease(database: runtime.database),
                                   interval: .seconds(config.cleanupIntervalSeconds), logger: runtime.logger)],
         onServerRunning: onServerRunning,
@@ -50,7 +56,8 @@ public func buildApplication(
 /// Every route Souk answers, in one place.
 func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @Sendable () -> Date = { Date() },
                  appStoreConnectWorker: AppStoreConnectEventWorker? = nil,
-                 purchaseIntake: PurchaseIntakeService? = nil) -> Router<SoukRequestContext> {
+                 purchaseIntake: PurchaseIntakeService? = nil,
+                 storeNotifications: StoreNotificationController<SoukRequestContext>? = nil) -> Router<SoukRequestContext> {
     let router = Router(context: SoukRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: RequestLogMiddleware(.info))
@@ -101,6 +108,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                                authenticator: CommerceAuthenticator(bearers: runtime.bearerCache, realm: runtime.config.publicURL),
                                entitlements: EntitlementReader(index: runtime.entitlementIndex, now: { Date() }))
         .addRoutes(to: router)
+    storeNotifications?.addRoutes(to: router)
     return router
 }
 

@@ -115,7 +115,7 @@ extension CatalogFile {
         }
         if let amazon = stores.amazon {
             members.append(JSONMember(CommerceStore.amazon.rawValue, .object(
-                secret("sharedSecret", amazon.sharedSecret) + [JSONMember("sandbox", .bool(amazon.sandbox))])))
+                secret("sharedSecret", amazon.sharedSecret) + (amazon.sandbox ? [JSONMember("sandbox", .bool(true))] : []))))
         }
         if let roku = stores.roku {
             members.append(JSONMember(CommerceStore.roku.rawValue, .object(secret("partnerApiKey", roku.partnerApiKey))))

@@ -36,6 +36,9 @@ public struct PurchaseLifecycleFacts: Sendable, Equatable {
 /// Derives events by comparing what Souk held with a newer store statement, so every store feeds
 /// one event vocabulary and a repeated statement derives nothing new.
 public enum LifecycleTransition {
+    /// The least move of one transaction's expiry that is a renewal (the shortest period is a day; a grace adjustment is less).
+    public static let renewalShift: TimeInterval = 3600
+
     /// The events between what Souk held and the store's newer statement, in a stable order.
     public static func events(before: PurchaseLifecycleFacts?, after: PurchaseLifecycleFacts) -> [LifecycleEventType] {
         guard let before else {
@@ -51,8 +54,9 @@ public enum LifecycleTransition {
                 sameProduct = before.storeProductId == after.storeProductId
             }
             events.append(sameProduct ? .renewal : .productChange)
-        } else if let old = before.expiresDate, let new = after.expiresDate, new > old, after.revokedAt == nil {
-            // Stores that keep one receipt across renewals (Amazon, Roku) renew by moving its expiry.
+        } else if let old = before.expiresDate, let new = after.expiresDate, new.timeIntervalSince(old) >= renewalShift, after.revokedAt == nil {
+            // Stores that keep one receipt across renewals (Amazon, Roku) renew by moving its expiry
+            // (by a period; a store correcting an expiry by seconds is not a renewal).
             events.append(.renewal)
         }
         if before.willRenew == true, after.willRenew == false {

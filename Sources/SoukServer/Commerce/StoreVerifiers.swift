@@ -27,7 +27,7 @@ public struct StoreVerifiers: Sendable {
         let endpoints = config.commerce.stores
         return StoreVerifiers([
             AppleStoreVerifier(verifier: signed, settings: settings, api: AppStoreServerAPIClient(endpoints: endpoints)),
-            // GOOGLE-PENDING GooglePlayStoreVerifier(settings: settings, endpoints: endpoints),
+            GooglePlayStoreVerifier(settings: settings, endpoints: endpoints),
             AmazonStoreVerifier(settings: settings, endpoints: endpoints),
             RokuStoreVerifier(settings: settings, endpoints: endpoints),
         ])

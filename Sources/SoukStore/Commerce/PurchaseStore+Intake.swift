@@ -159,6 +159,10 @@ extension PurchaseStore {
                                           by: max(1, verified.quantity), on: sql)
                 }
                 try await Self.writeLifecycle(paymentId, verified, type: intake.product.type, at: at, on: sql)
+                if let previous, previous.paymentId != paymentId, previous.accountId == intake.account,
+                   (previous.purchaseDate ?? .distantPast) < verified.purchaseDate {
+                    try await Self.endEarlierPeriod(previous, at: verified.purchaseDate, on: sql)
+                }
                 if let recorded = try await Self.payment(paymentId, on: sql) {
                     _ = try await Self.recordEvents(before: previous.map(Self.facts), after: verified, payment: recorded, source: .intake,
                                                     at: at, on: sql)

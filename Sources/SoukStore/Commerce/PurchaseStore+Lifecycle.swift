@@ -23,8 +23,10 @@ extension PurchaseStore {
     /// Souk holds (older or repeated statements change nothing, so notifications may come in any
     /// order); a new transaction of a known subscription (a renewal, an upgrade, a Google purchase
     /// replacing its `linkedPurchaseToken`) is recorded for the owner of the earlier one.
-    public func apply(_ verified: VerifiedPurchase, app: String, source: LifecycleSource, catalog: CommerceCatalogState?) async throws
-        -> LifecycleApplyOutcome {
+    ///
+    /// `reinstates`: the store took a refund back (Apple `REFUND_REVERSED`): the revocation is cleared.
+    public func apply(_ verified: VerifiedPurchase, app: String, source: LifecycleSource, catalog: CommerceCatalogState?,
+                      reinstates: Bool = false) async throws -> LifecycleApplyOutcome {
         let at = now()
         let key = "purchase:\(app)|\(verified.store.rawValue)|\(verified.originalTransactionId)"
         return try await write(app: app, key: key) { sql, changes in
@@ -33,6 +35,10 @@ extension PurchaseStore {
                     return .unchanged(paymentId: existing.paymentId)
                 }
                 try await Self.update(existing, with: verified, at: at, on: sql)
+                if reinstates, verified.revocationDate == nil {
+                    try await sql.update("purchases").set("revoked_at", to: SQLLiteral.null).set("revocation_reason", to: SQLLiteral.null)
+                        .where("id", .equal, existing.paymentId).run()
+                }
                 try await Self.writeLifecycle(existing.paymentId, verified, type: existing.productType, at: at, on: sql)
                 let events = try await Self.recordEvents(before: Self.facts(existing), after: verified, payment: existing,
                                                          source: source, at: at, on: sql)
@@ -53,8 +59,7 @@ extension PurchaseStore {
             try await Self.insert(paymentId, intake: PurchaseIntake(account: anchor.accountId, product: product, claim: claim),
                                   verified: verified, environment: environment, at: at, on: sql)
             try await Self.writeLifecycle(paymentId, verified, type: product.type, at: at, on: sql)
-            // The newer period carries the re-checks from now on.
-            try await sql.update("purchases").set("next_check_at", to: SQLLiteral.null).where("id", .equal, anchor.paymentId).run()
+            try await Self.endEarlierPeriod(anchor, at: verified.purchaseDate, on: sql)
             guard let inserted = try await Self.payment(paymentId, on: sql) else { throw PurchaseStoreError("inserted purchase vanished") }
             let events = try await Self.recordEvents(before: Self.facts(anchor), after: verified, payment: inserted, source: source,
                                                      at: at, on: sql)
@@ -64,17 +69,28 @@ extension PurchaseStore {
     }
 
     /// A refund or revocation the store announced without a new signed statement (Google's voided
-    /// purchases): every granted, unrevoked purchase with that store reference (and order id, when
-    /// given) loses access now. Returns the payments revoked.
+    /// purchases): the granted, unrevoked purchases with that store reference lose access now — all
+    /// of them, or those with the order id `transactionId` and, with `activeAt`, those still running
+    /// then (a voided subscription ends; its earlier, paid periods are not said to be refunded).
+    /// Returns the payments revoked.
     @discardableResult
-    public func revokeAtStore(app: String, store: CommerceStore, storeReference: String, transactionId: String?, at revokedAt: Date,
-                              reason: String, source: LifecycleSource) async throws -> [UUID] {
+    public func revokeAtStore(app: String, store: CommerceStore, storeReference: String, transactionId: String?, activeAt: Date? = nil,
+                              at revokedAt: Date, reason: String, source: LifecycleSource) async throws -> [UUID] {
         let at = now()
         return try await write(app: app, key: "reference:\(app)|\(store.rawValue)|\(storeReference)") { sql, changes in
             var query = sql.select().columns(SQLRaw(StoredPurchase.columns)).from("purchases")
                 .where("app", .equal, app).where("store", .equal, store.rawValue).where("store_reference", .equal, storeReference)
                 .where("status", .equal, PurchaseStatus.granted.rawValue).where("revoked_at", .is, SQLLiteral.null)
-            if let transactionId { query = query.where("transaction_id", .equal, transactionId) }
+            if transactionId != nil || activeAt != nil {
+                query = query.where { group in
+                    var group = group
+                    if let transactionId { group = group.orWhere("transaction_id", .equal, transactionId) }
+                    if let activeAt {
+                        group = group.orWhere("expires_date", .greaterThan, activeAt).orWhere("expires_date", .is, SQLLiteral.null)
+                    }
+                    return group
+                }
+            }
             var revoked: [UUID] = []
             for purchase in try await query.all().map(StoredPurchase.decode) {
                 var after = Self.statement(of: purchase)
@@ -113,28 +129,40 @@ extension PurchaseStore {
     /// account), each by a conditional update that moves `next_check_at` to the end of a lease, so
     /// two processes never re-check the same one at once. `force`: every re-checkable subscription
     /// of the app/account now (`souk stores reconcile`), whatever its schedule.
-    public func claimRechecks(limit: Int, app: String? = nil, account: UUID? = nil, force: Bool = false) async throws -> [StoredPurchase] {
+    /// `createdBefore`: leaves out periods recorded since (a run's own renewals); `excluding`: those a run already checked.
+    public func claimRechecks(limit: Int, app: String? = nil, account: UUID? = nil, force: Bool = false,
+                              createdBefore: Date? = nil, excluding: Set<UUID> = []) async throws -> [StoredPurchase] {
         let at = now()
         var query = database.sql.select().columns(SQLRaw(StoredPurchase.columns)).from("purchases")
             .where("status", .equal, PurchaseStatus.granted.rawValue)
         if force {
+            // Every subscription's latest period (an earlier one says nothing the latest does not).
             query = query.where("product_type", .equal, ProductType.autoRenewable.rawValue).where("revoked_at", .is, SQLLiteral.null)
+                .where(SQLRaw("""
+                    NOT EXISTS (SELECT 1 FROM purchases later WHERE later.app = purchases.app AND later.store = purchases.store
+                    AND later.original_transaction_id = purchases.original_transaction_id AND later.status = 'granted'
+                    AND later.purchase_date > purchases.purchase_date)
+                    """))
         } else {
             query = query.where("next_check_at", .lessThanOrEqual, at)
         }
         if let app { query = query.where("app", .equal, app) }
         if let account { query = query.where("account_id", .equal, account) }
+        if let createdBefore { query = query.where("created_at", .lessThan, createdBefore) }
+        if !excluding.isEmpty { query = query.where("id", .notIn, Array(excluding)) }
         let due = try await query.orderBy("next_check_at").limit(limit).all().map(StoredPurchase.decode)
         var claimed: [StoredPurchase] = []
+        let leaseEnd = at.addingTimeInterval(Self.recheckLease)
         for purchase in due {
-            var update = database.sql.update("purchases").set("next_check_at", to: at.addingTimeInterval(Self.recheckLease))
+            // Decided in the database: due (or, forced, not under another process's lease), so two claims never both win.
+            let row = try await database.sql.update("purchases").set("next_check_at", to: leaseEnd)
                 .where("id", .equal, purchase.paymentId)
-            if let next = purchase.nextCheckAt {
-                update = update.where("next_check_at", .equal, next)
-            } else {
-                update = update.where("next_check_at", .is, SQLLiteral.null)
-            }
-            let row = try await update.returning("id").first()
+                .where { group in
+                    var group = group.orWhere("next_check_at", .lessThanOrEqual, at)
+                    if force { group = group.orWhere("next_check_at", .is, SQLLiteral.null).orWhere("next_check_at", .greaterThan, leaseEnd) }
+                    return group
+                }
+                .returning("id").first()
             if row != nil { claimed.append(purchase) }
         }
         return claimed
@@ -177,6 +205,17 @@ extension PurchaseStore {
             }
             .orderBy("purchase_date", .descending).limit(1).all()
         return try rows.first.map(StoredPurchase.decode)
+    }
+
+    /// A subscription runs one period at a time: the period a newer transaction continues (a
+    /// renewal, an upgrade) ends when that one begins, and carries no more re-checks — so what the
+    /// store says of the newer one (a refund, an expiry) is what the subscription's access follows.
+    static func endEarlierPeriod(_ earlier: StoredPurchase, at start: Date, on sql: any SQLDatabase) async throws {
+        var update = sql.update("purchases").set("next_check_at", to: SQLLiteral.null)
+        if earlier.productType == .autoRenewable, earlier.expiresDate.map({ $0 > start }) ?? true {
+            update = update.set("expires_date", to: start)
+        }
+        try await update.where("id", .equal, earlier.paymentId).run()
     }
 
     /// Writes what a statement says of the purchase's lifecycle, and when to re-check it.

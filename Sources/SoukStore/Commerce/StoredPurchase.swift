@@ -63,6 +63,21 @@ public struct StoredPurchase: Sendable, Equatable {
     /// The last failure of an acknowledgement or consumption (for the operator; no secrets).
     public var actionError: String?
 
+    /// What Souk owes the store (Google), for `souk purchases list`: `acknowledged`, `consumed`,
+    /// `acknowledging` / `consuming` (with the last error while it fails), or `-` when nothing is owed.
+    public var storeActionSummary: String {
+        let owed: String? = if storeConsumed == false {
+            "consuming"
+        } else if storeAcknowledged == false {
+            "acknowledging"
+        } else {
+            nil
+        }
+        if let owed { return actionError.map { "\(owed) (\($0))" } ?? owed }
+        if storeConsumed == true { return "consumed" }
+        return storeAcknowledged == true ? "acknowledged" : "-"
+    }
+
     /// The record the entitlement engine reads; nil unless granted.
     public var record: PurchaseRecord? {
         guard status == .granted, let environment, let purchaseDate else { return nil }

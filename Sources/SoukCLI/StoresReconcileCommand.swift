@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import SoukCore
+import SoukServer
+import SoukStore
+
+/// `souk stores reconcile [--app APP] [--account EMAIL]`: asks the stores now about every live
+/// subscription (of the app, of the account, or all; not only those due), applies what they say (source
+/// `reconciliation`) and prints what changed. Apple is asked through the App Store Server API
+/// (the app's In-App Purchase key): the latest transaction of each subscription, with its
+/// renewal state and any refund.
+struct StoresReconcileCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reconcile",
+        abstract: "Re-check subscriptions at their stores now and record what changed.")
+    @OptionGroup var settings: SettingsOptions
+    @Option(help: "Only this app.") var app: String?
+    @Option(help: "Only this account (email).") var account: String?
+
+    func run() async throws {
+        try await withRuntime(settings) { runtime in
+            let accountId = try await account.asyncMap { try await runtime.catalog.requireAccount(email: $0).requireID() }
+            let reconciler = Reconciler(purchases: runtime.purchases, verifiers: try runtime.storeVerifiers(), catalogs: runtime.commerceCatalogs,
+                                        storeStatus: StoreStatusStore(database: runtime.database),
+                                        retryBase: Double(runtime.config.commerce.stores.retry.base.components.seconds), logger: runtime.logger)
+            let summary = try await reconciler.run(app: app, account: accountId, force: true)
+            print("Reconciled: \(summary)")
+            if summary.failed > 0 {
+                print("Some stores gave no answer; they are asked again later (souk stores status shows why).")
+            }
+        }
+    }
+}
