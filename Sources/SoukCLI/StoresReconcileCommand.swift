@@ -8,7 +8,8 @@ import SoukStore
 /// subscription (of the app, of the account, or all; not only those due), applies what they say (source
 /// `reconciliation`) and prints what changed. Apple is asked through the App Store Server API
 /// (the app's In-App Purchase key): the latest transaction of each subscription, with its
-/// renewal state and any refund.
+/// renewal state; with `--account`, also the customer's whole transaction history (paged by
+/// `revision`) and refund history.
 struct StoresReconcileCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reconcile",
@@ -25,6 +26,13 @@ struct StoresReconcileCommand: AsyncParsableCommand {
                                         retryBase: Double(runtime.config.commerce.stores.retry.base.components.seconds), logger: runtime.logger)
             let summary = try await reconciler.run(app: app, account: accountId, force: true)
             print("Reconciled: \(summary)")
+            if let accountId {
+                let history = try await reconciler.reconcileAppleHistory(account: accountId, app: app)
+                print("App Store history: \(history.summary)")
+                for skipped in history.skipped {
+                    print("  \(skipped): no In-App Purchase key, so its App Store history was not read (souk stores set --store apple_store).")
+                }
+            }
             if summary.failed > 0 {
                 print("Some stores gave no answer; they are asked again later (souk stores status shows why).")
             }

@@ -27,7 +27,7 @@ struct LifecycleTransitionTests {
             (facts(state: .billingRetry), facts(state: .gracePeriod), []),
             (facts(), facts(state: .gracePeriod), [.billingIssue]),
             (facts(state: .gracePeriod), facts("t2"), [.renewal]),
-            (facts(), facts(state: .expired, willRenew: false), [.cancellation, .expiration]),
+            (facts(), facts(state: .expired, willRenew: false), [.expiration]),
             (facts(), facts(state: .revoked, revokedAt: revoked), [.refund]),
             (facts(state: .revoked, revokedAt: revoked), facts(state: .revoked, revokedAt: revoked), []),
         ]

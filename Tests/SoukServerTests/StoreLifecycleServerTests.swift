@@ -1,4 +1,6 @@
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import Logging
 import SoukCore
 import SoukIntegrations
@@ -184,6 +186,132 @@ import Testing
             #expect(!(try await fixture.isEntitled(fixture.alice, to: "reader.monthly")))
             #expect(try await deliver("m4", base.merging(["voidedPurchaseNotification": ["purchaseToken": "token-unknown"]]) { $1 })
                     == .unmatched("voided purchase was never reported to Souk"))
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func anAccountsAppStoreHistoryIsReconciled(backend: TestBackend) async throws {
+        let chain = try AppleTestChain.make()
+        let fake = FakeAppStoreServerAPI(chain: chain, bundleId: Self.app, pageSize: 1)
+        let keyPath = NSTemporaryDirectory() + "souk-iap-\(UUID().uuidString).p8"
+        try fake.privateKeyPEM.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: keyPath) }
+        let settings = CommerceStoreSettings(apple: AppleStoreSettings(keyId: fake.keyId, issuerId: fake.issuerId, privateKey: .path(keyPath)))
+        try await FakeAppStoreServerAPI.run(production: fake, sandbox: nil) { production, sandbox in
+            var endpoints = StoreEndpoints()
+            endpoints.appStoreServerAPIBaseURL = production
+            endpoints.appStoreServerAPISandboxBaseURL = sandbox
+            endpoints.retry = StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5))
+            let apple = AppleStoreVerifier(verifier: try AppleSignedDataVerifier(additionalRootCertificates: [chain.rootDER]),
+                                           settings: { _ in settings }, api: AppStoreServerAPIClient(endpoints: endpoints))
+            try await Fixture.with(backend, verifiers: .init(make: { _ in [apple] })) { fixture in
+                // A legacy intake: no signed transaction, looked up by id with the In-App Purchase key.
+                let first = fixture.transaction("reader.monthly", id: "2000000000007001", purchased: Date() - 40 * 86_400,
+                                                expires: Date() - 10 * 86_400)
+                fake.add(first)
+                let response = try await fixture.post(fixture.event("reader.monthly", first, receipt: ""), as: fixture.alice)
+                #expect(response.status == .created)
+                #expect(!(try await fixture.isEntitled(fixture.alice, to: "reader.monthly")))
+                // Renewed at Apple; Souk heard nothing. The account's history brings it in.
+                let renewal = fixture.transaction("reader.monthly", id: "2000000000007002", original: "2000000000007001",
+                                                  purchased: Date() - 10 * 86_400, expires: Date() + 20 * 86_400)
+                fake.add(renewal)
+                let reconciler = Reconciler(purchases: fixture.runtime.purchases, verifiers: StoreVerifiers([apple]),
+                                            catalogs: fixture.runtime.commerceCatalogs, storeStatus: nil, retryBase: 0.001,
+                                            logger: Logger(label: "test"))
+                let renewed = try await reconciler.reconcileAppleHistory(account: fixture.alice.account)
+                #expect(renewed.summary.events == [.renewal] && renewed.skipped.isEmpty)
+                #expect(try await fixture.isEntitled(fixture.alice, to: "reader.monthly"))
+                // Refunded at Apple: the refund history revokes it.
+                var refunded = renewal
+                refunded.revocationDate = Date() - 60
+                refunded.revocationReason = 0
+                fake.update(refunded)
+                let refund = try await reconciler.reconcileAppleHistory(account: fixture.alice.account)
+                #expect(refund.summary.events == [.refund])
+                #expect(!(try await fixture.isEntitled(fixture.alice, to: "reader.monthly")))
+                // Nothing new: nothing recorded twice.
+                #expect(try await reconciler.reconcileAppleHistory(account: fixture.alice.account).summary.events.isEmpty)
+                #expect(try await reconciler.reconcileAppleHistory(account: fixture.bob.account).summary == Reconciler.Summary())
+            }
+        }
+    }
+
+    /// SUBSCRIBED → DID_RENEW → DID_FAIL_TO_RENEW/GRACE_PERIOD → EXPIRED, then a new subscription
+    /// REFUNDed and one REVOKEd, through the route and the server's queue, with replays and one
+    /// notification delivered before an older one: the entitlement answer follows each step.
+    @Test(arguments: TestBackend.available)
+    func appleNotificationSequencesMoveTheEntitlement(backend: TestBackend) async throws {
+        var catalog = CommerceCatalogSamples.reader
+        catalog.stores = CommerceStoreSettings(apple: AppleStoreSettings(bundleId: Self.app, appAppleId: 1_234_567_890))
+        try await Fixture.with(backend, catalog: catalog) { fixture in
+            let day: TimeInterval = 86_400
+            let start = Date() - 35 * day
+            func send(_ type: String, _ subtype: String? = nil, _ transaction: AppleTestTransaction, status: Int? = nil,
+                      renewal: AppleTestRenewalInfo? = nil, signed: Date = Date(), uuid: String = UUID().uuidString.lowercased()) async throws {
+                let note = AppleTestNotification(type: type, subtype: subtype, notificationUUID: uuid, data: .init(
+                    environment: "Production", appAppleId: 1_234_567_890, bundleId: Self.app,
+                    signedTransactionInfo: fixture.chain.signTransaction(transaction),
+                    signedRenewalInfo: renewal.map { fixture.chain.sign($0) }, status: status), signedDate: signed)
+                let response = try await fixture.client.execute(uri: "/commerce/\(Self.app)/apple/notifications", method: .post,
+                                                                headers: [.contentType: "application/json"],
+                                                                body: ByteBuffer(data: AppleTestNotification.body(fixture.chain.sign(note))))
+                #expect(response.status == .ok, "\(type): \(String(buffer: response.body))")
+            }
+            func entitled() async throws -> Bool { try await fixture.isEntitled(fixture.alice, to: "reader.monthly") }
+            func settled(_ count: Int) async throws {
+                try await Self.eventually("\(count) notifications processed") {
+                    try await StoreNotificationStore(database: fixture.runtime.database).notifications(app: Self.app)
+                        .filter { $0.status != .queued }.count >= count
+                }
+            }
+            let first = fixture.transaction("reader.monthly", id: "2000000000008001", purchased: start, expires: start + 30 * day)
+            #expect(try await fixture.buy("reader.monthly", as: fixture.alice, first).status == .created)
+            try await send("SUBSCRIBED", "INITIAL_BUY", first, status: 1)
+            let renewal = fixture.transaction("reader.monthly", id: "2000000000008002", original: "2000000000008001",
+                                              purchased: start + 30 * day, expires: Date() + day)
+            try await send("DID_RENEW", nil, renewal, status: 1)
+            try await send("DID_RENEW", nil, renewal, status: 1)
+            try await settled(3)
+            #expect(try await entitled())
+            // Billing trouble after the renewal's expiry: grace keeps access, its end takes it away.
+            let lapsed = fixture.transaction("reader.monthly", id: "2000000000008002", original: "2000000000008001",
+                                             purchased: start + 30 * day, expires: Date() - 60)
+            try await send("DID_FAIL_TO_RENEW", "GRACE_PERIOD", lapsed, status: 4,
+                           renewal: AppleTestRenewalInfo(originalTransactionId: "2000000000008001", productId: lapsed.productId,
+                                                         gracePeriodExpiresDate: Date() + 3 * day))
+            try await settled(4)
+            #expect(try await entitled())
+            let expiredAt = Date()
+            try await send("EXPIRED", "BILLING_RETRY", lapsed, status: 2, signed: expiredAt + 1)
+            // An older notification arriving late changes nothing.
+            try await send("DID_FAIL_TO_RENEW", "GRACE_PERIOD", lapsed, status: 4,
+                           renewal: AppleTestRenewalInfo(originalTransactionId: "2000000000008001", productId: lapsed.productId,
+                                                         gracePeriodExpiresDate: Date() + 3 * day), signed: expiredAt - 10)
+            try await settled(6)
+            #expect(!(try await entitled()))
+            let events = try await CommerceEventStore(database: fixture.runtime.database).list(account: fixture.alice.account, app: Self.app, limit: 20)
+            #expect(events.map(\.type) == [.initialPurchase, .renewal, .billingIssue, .expiration], "\(events.map(\.type))")
+
+            // Refunded, and revoked (family sharing ended): access ends at once.
+            for (index, type) in ["REFUND", "REVOKE"].enumerated() {
+                let person = index == 0 ? fixture.bob : fixture.alice
+                let bought = fixture.transaction("reader.yearly", id: "200000000000810\(index)", purchased: Date() - day,
+                                                 expires: Date() + 300 * day)
+                #expect(try await fixture.buy("reader.yearly", as: person, bought).status == .created)
+                #expect(try await fixture.isEntitled(person, to: "reader.yearly"))
+                var ended = bought
+                ended.revocationDate = Date() - 5
+                ended.revocationReason = 1
+                try await send(type, nil, ended, status: 5)
+                try await settled(7 + index)
+                #expect(!(try await fixture.isEntitled(person, to: "reader.yearly")), "\(type)")
+            }
+            // A tampered payload is refused and changes nothing.
+            let response = try await fixture.client.execute(uri: "/commerce/\(Self.app)/apple/notifications", method: .post,
+                                                            headers: [.contentType: "application/json"],
+                                                            body: ByteBuffer(string: #"{"signedPayload": "eyJhbGciOiJFUzI1NiJ9.e30.AAAA"}"#))
+            #expect((400..<500).contains(response.status.code))
         }
     }
 }

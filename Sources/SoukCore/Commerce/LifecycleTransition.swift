@@ -59,7 +59,9 @@ public enum LifecycleTransition {
             // (by a period; a store correcting an expiry by seconds is not a renewal).
             events.append(.renewal)
         }
-        if before.willRenew == true, after.willRenew == false {
+        let ended = after.state == .expired || after.state == .revoked || after.revokedAt != nil
+        if before.willRenew == true, after.willRenew == false, !ended {
+            // A subscription that ended (expired, refunded) says so by its own event; it was not cancelled.
             events.append(.cancellation)
         } else if before.willRenew == false, after.willRenew == true {
             events.append(.uncancellation)

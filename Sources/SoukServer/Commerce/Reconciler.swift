@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SoukCore
+import SoukIntegrations
 import SoukStore
 
 /// Asks the stores again about subscriptions whose state may have changed without a notification
@@ -77,7 +78,13 @@ public struct Reconciler: Sendable {
             }
             let answer: StoreVerdict
             do {
-                answer = try await verifier.verify(claim)
+                if let apple = verifier as? AppleStoreVerifier, purchase.productType == .autoRenewable {
+                    // Apple: the subscription's latest transaction (a renewal Souk may not have heard of), with its state.
+                    answer = try await apple.currentSubscription(app: purchase.app, originalTransactionId: claim.transactionId,
+                                                                 environment: purchase.environment ?? .production)
+                } else {
+                    answer = try await verifier.verify(claim)
+                }
             } catch let fault as StoreFault {
                 try await storeStatus?.recordFault(app: purchase.app, store: purchase.store, fault, at: now())
                 throw fault
@@ -120,6 +127,47 @@ public struct Reconciler: Sendable {
             logger.warning("re-check got no answer; asked again later", metadata: metadata.merging(["error": "\(error)"]) { $1 })
             try? await purchases.postponeRecheck(purchase, base: retryBase)
         }
+    }
+}
+
+extension Reconciler {
+    /// `souk stores reconcile --account`: for each app the account bought in through the App Store,
+    /// the customer's whole transaction history (paged by `revision`) and refund history, applied
+    /// oldest first — renewals Souk never heard of are recorded, refunds revoke. Apps without an
+    /// In-App Purchase key are skipped (and said so in `skipped`).
+    public func reconcileAppleHistory(account: UUID, app: String? = nil) async throws -> (summary: Summary, skipped: [String]) {
+        var summary = Summary()
+        var skipped: [String] = []
+        guard let apple = verifiers.verifier(for: .appleStore) as? AppleStoreVerifier else { return (summary, skipped) }
+        let owned = try await purchases.list(account: account, app: app)
+            .filter { $0.store == .appleStore && $0.status == .granted && $0.transactionId != nil }
+        for (appId, bought) in Dictionary(grouping: owned, by: \.app).sorted(by: { $0.key < $1.key }) {
+            let catalog = try await catalogs.state(app: appId)
+            for environment in Set(bought.compactMap(\.environment)).sorted(by: { $0.rawValue < $1.rawValue }) {
+                guard let any = bought.first(where: { $0.environment == environment }), let transactionId = any.transactionId else { continue }
+                let history: [VerifiedPurchase]
+                do {
+                    history = try await apple.customerHistory(app: appId, transactionId: transactionId, environment: environment)
+                } catch let fault as StoreFault where fault.kind == .notConfigured {
+                    skipped.append(appId)
+                    continue
+                } catch let fault as StoreFault {
+                    try? await storeStatus?.recordFault(app: appId, store: .appleStore, fault, at: now())
+                    summary.failed += 1
+                    continue
+                }
+                try? await storeStatus?.recordAnswer(app: appId, store: .appleStore, at: now())
+                for verified in history {
+                    summary.checked += 1
+                    if case .applied(_, let events) = try await purchases.apply(verified, app: appId, source: .reconciliation, catalog: catalog),
+                       !events.isEmpty {
+                        summary.changed += 1
+                        summary.events += events
+                    }
+                }
+            }
+        }
+        return (summary, skipped)
     }
 }
 

@@ -300,7 +300,10 @@ extension PurchaseStore {
                 (verified.signedDate, "\(store)|\(verified.transactionId)|\(millis(verified.expiresDate))")
             case .renewal, .productChange: (verified.purchaseDate, "\(store)|\(verified.transactionId)")
             case .refund: (after.revokedAt ?? verified.signedDate, "\(store)|\(verified.transactionId)")
-            case .expiration: (verified.expiresDate ?? verified.signedDate, "\(store)|\(verified.transactionId)|\(millis(verified.expiresDate))")
+            case .expiration:
+                // At the expiry, or at the end of the grace period it had; never after the store said so.
+                (min(verified.signedDate, max(verified.expiresDate ?? verified.signedDate, before?.graceExpiresDate ?? .distantPast)),
+                 "\(store)|\(verified.transactionId)|\(millis(verified.expiresDate))")
             case .billingIssue: (verified.signedDate, "\(store)|\(verified.originalTransactionId)|\(millis(verified.expiresDate))")
             default: (verified.signedDate, "\(store)|\(verified.originalTransactionId)|\(millis(verified.signedDate))")
             }
