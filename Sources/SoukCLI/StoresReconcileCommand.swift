@@ -23,7 +23,7 @@ struct StoresReconcileCommand: AsyncParsableCommand {
             let accountId = try await account.asyncMap { try await runtime.catalog.requireAccount(email: $0).requireID() }
             let reconciler = Reconciler(purchases: runtime.purchases, verifiers: try runtime.storeVerifiers(), catalogs: runtime.commerceCatalogs,
                                         storeStatus: StoreStatusStore(database: runtime.database),
-                                        retryBase: Double(runtime.config.commerce.stores.retry.base.components.seconds), logger: runtime.logger)
+                                        retryBase: runtime.config.commerce.stores.retry.base.timeInterval, logger: runtime.logger)
             let summary = try await reconciler.run(app: app, account: accountId, force: true)
             print("Reconciled: \(summary)")
             if let accountId {

@@ -43,8 +43,7 @@ public struct StoreRetryPolicy: Sendable, Equatable {
 
     /// The wait before retry `retry` (1-based): a random share of min(max, base · 2^(retry-1)).
     public func delay(beforeRetry retry: Int, jitter: Double = Double.random(in: 0...1)) -> Duration {
-        let ceiling = min(Double(max.components.seconds) + Double(max.components.attoseconds) / 1e18,
-                          (Double(base.components.seconds) + Double(base.components.attoseconds) / 1e18) * pow(2, Double(Swift.max(0, retry - 1))))
+        let ceiling = min(max.timeInterval, base.timeInterval * pow(2, Double(Swift.max(0, retry - 1))))
         // At least half the ceiling: a retry storm never comes back at once.
         return .milliseconds(Int64((ceiling * (0.5 + jitter / 2)) * 1000))
     }

@@ -46,7 +46,7 @@ struct StoreWiring {
 
     func reconciler() -> Reconciler {
         Reconciler(purchases: runtime.purchases, verifiers: verifiers, catalogs: runtime.commerceCatalogs, storeStatus: storeStatus,
-                   retryBase: Double(retry.base.components.seconds) + Double(retry.base.components.attoseconds) / 1e18,
+                   retryBase: retry.base.timeInterval,
                    logger: runtime.logger)
     }
 }

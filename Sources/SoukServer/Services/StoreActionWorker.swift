@@ -87,7 +87,7 @@ public struct StoreActionWorker: PollingWorker {
                     try? await storeStatus?.recordFault(app: action.app, store: action.store, fault, at: now())
                 }
                 let delay = retry.delay(beforeRetry: action.attempts)
-                var next: Date? = now().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+                var next: Date? = now().addingTimeInterval(delay.timeInterval)
                 if let purchased = action.purchaseDate, let due = next, due > purchased.addingTimeInterval(Self.window) {
                     next = nil
                     logger.error("store action given up: the store's window has passed", metadata: metadata.merging(["error": "\(reason)"]) { $1 })

@@ -96,7 +96,7 @@ public struct StoreNotificationWorker: PollingWorker {
 
     func backOff(_ notification: StoredStoreNotification, error: String, metadata: Logger.Metadata) async throws {
         let delay = retry.delay(beforeRetry: notification.attempts)
-        let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        let seconds = delay.timeInterval
         let status = try await store.backOff(notification.id, error: error, retryAt: now().addingTimeInterval(seconds))
         let level: Logger.Level = status == .failed ? .error : .warning
         logger.log(level: level, "store notification \(status == .failed ? "failed for good" : "will be retried")",

@@ -76,7 +76,7 @@ public struct WebhookDeliveryWorker: PollingWorker {
         var status: Int?
         var problem: String
         do {
-            let response = try await http.execute(request, timeout: .nanoseconds(Int64(Self.seconds(requestTimeout) * 1e9)))
+            let response = try await http.execute(request, timeout: .nanoseconds(Int64(requestTimeout.timeInterval * 1e9)))
             _ = try? await response.body.collect(upTo: 64 << 10)
             status = Int(response.status.code)
             if (200..<300).contains(Int(response.status.code)) {
@@ -88,7 +88,7 @@ public struct WebhookDeliveryWorker: PollingWorker {
         } catch {
             problem = Self.describe(error)
         }
-        let retryAt = now().addingTimeInterval(Self.seconds(Self.delay(afterAttempts: delivery.attempt, base: retryBase, max: retryMax)))
+        let retryAt = now().addingTimeInterval(Self.delay(afterAttempts: delivery.attempt, base: retryBase, max: retryMax).timeInterval)
         let outcome = try await store.recordFailure(delivery, status: status, error: problem, retryAt: retryAt)
         var failed = metadata
         failed["problem"] = "\(problem)"
@@ -104,7 +104,7 @@ public struct WebhookDeliveryWorker: PollingWorker {
     /// 50–100 % is taken so that receivers coming back are not hit by every retry at once.
     public static func delay(afterAttempts attempts: Int, base: Duration, max: Duration,
                              jitter: Double = Double.random(in: 0...1)) -> Duration {
-        let ceiling = min(seconds(max), seconds(base) * pow(2, Double(Swift.max(0, attempts - 1))))
+        let ceiling = min(max.timeInterval, base.timeInterval * pow(2, Double(Swift.max(0, attempts - 1))))
         return .milliseconds(Int64(ceiling * (0.5 + jitter / 2) * 1000))
     }
 
@@ -126,10 +126,6 @@ public struct WebhookDeliveryWorker: PollingWorker {
         ]
         let encoded = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         return Array(encoded)
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// An error said without the URL (it may carry a token the developer put in it).

@@ -285,14 +285,6 @@ public struct TokenStore: Sendable {
     }
 }
 
-extension Duration {
-    /// Seconds as a `TimeInterval`.
-    public var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-}
-
 extension TokenStore {
     /// A device signed in to an account: one per `client_id` with live tokens.
     public struct Device: Sendable, Equatable {
