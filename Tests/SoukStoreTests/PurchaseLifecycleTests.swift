@@ -165,4 +165,28 @@ import Testing
             #expect(try await c.store.claimRechecks(limit: 10, app: Self.app, account: c.bob, force: true).isEmpty)
         }
     }
+
+    @Test(arguments: TestBackend.available)
+    func periodsArrivingOutOfOrderSayOnlyThatTheyHappened(backend: TestBackend) async throws {
+        try await Base.with(backend) { c in
+            // The renewal is reported first (a restore of the newest transaction), then the original, then a missed middle period.
+            let third = Self.subscription(c, transaction: "803", original: "801", purchased: Self.start + 2 * Self.month, signed: Self.start,
+                                          state: .cancelled, willRenew: false)
+            _ = try await c.record(c.intake("reader.monthly", transaction: "803"), third)
+            let first = Self.subscription(c, transaction: "801", original: "801", purchased: Self.start, signed: Self.start, state: .expired)
+            _ = try await c.record(c.intake("reader.monthly", transaction: "801"), first)
+            let second = Self.subscription(c, transaction: "802", original: "801", purchased: Self.start + Self.month, signed: Self.start,
+                                           state: .expired, willRenew: true)
+            guard case .applied(_, let events) = try await c.store.apply(second, app: Self.app, source: .reconciliation, catalog: c.catalog) else {
+                Issue.record("the missed period was not recorded"); return
+            }
+            #expect(events == [.renewal])
+            // Souk first heard of the subscription with 803 (its initial purchase, once); the original adds nothing; 802 is a renewal.
+            let all = try await Self.events(c)
+            #expect(all.count == 2 && Set(all) == [.initialPurchase, .renewal])
+            // The newest period still carries the subscription: an older one did not cut it short.
+            let newest = try await c.store.purchases(app: Self.app, store: .appleStore, originalTransactionId: "801").first
+            #expect(newest?.transactionId == "803" && newest?.expiresDate == third.expiresDate)
+        }
+    }
 }

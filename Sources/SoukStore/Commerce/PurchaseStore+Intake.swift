@@ -164,8 +164,8 @@ extension PurchaseStore {
                     try await Self.endEarlierPeriod(previous, at: verified.purchaseDate, on: sql)
                 }
                 if let recorded = try await Self.payment(paymentId, on: sql) {
-                    _ = try await Self.recordEvents(before: previous.map(Self.facts), after: verified, payment: recorded, source: .intake,
-                                                    at: at, on: sql)
+                    _ = try await Self.recordNewTransactionEvents(previous: previous, after: verified, payment: recorded, source: .intake,
+                                                                  at: at, on: sql)
                 }
                 changes.accounts.insert(intake.account)
             }

@@ -59,10 +59,12 @@ extension PurchaseStore {
             try await Self.insert(paymentId, intake: PurchaseIntake(account: anchor.accountId, product: product, claim: claim),
                                   verified: verified, environment: environment, at: at, on: sql)
             try await Self.writeLifecycle(paymentId, verified, type: product.type, at: at, on: sql)
-            try await Self.endEarlierPeriod(anchor, at: verified.purchaseDate, on: sql)
+            if (anchor.purchaseDate ?? .distantPast) < verified.purchaseDate {
+                try await Self.endEarlierPeriod(anchor, at: verified.purchaseDate, on: sql)
+            }
             guard let inserted = try await Self.payment(paymentId, on: sql) else { throw PurchaseStoreError("inserted purchase vanished") }
-            let events = try await Self.recordEvents(before: Self.facts(anchor), after: verified, payment: inserted, source: source,
-                                                     at: at, on: sql)
+            let events = try await Self.recordNewTransactionEvents(previous: anchor, after: verified, payment: inserted, source: source,
+                                                                   at: at, on: sql)
             changes.accounts.insert(anchor.accountId)
             return .applied(paymentId: paymentId, events: events)
         }
@@ -281,21 +283,38 @@ extension PurchaseStore {
                          storeReference: purchase.storeReference)
     }
 
+    /// The events of a transaction newly recorded after `previous`, the latest period Souk held of
+    /// its subscription: compared with it when it continues it; a first purchase (its own original)
+    /// has no before; a period older than `previous` (a restore or a history bringing in a period
+    /// Souk missed) says only that it happened — its renewal, a product change, its refund — never
+    /// a state change, which the newer period already told.
+    static func recordNewTransactionEvents(previous: StoredPurchase?, after verified: VerifiedPurchase, payment: StoredPurchase,
+                                           source: LifecycleSource, at: Date, on sql: any SQLDatabase) async throws -> [LifecycleEventType] {
+        guard let previous, verified.transactionId != verified.originalTransactionId else {
+            return try await recordEvents(before: nil, after: verified, payment: payment, source: source, at: at, on: sql)
+        }
+        let older = (previous.purchaseDate ?? .distantPast) > verified.purchaseDate
+        return try await recordEvents(before: facts(previous), after: verified, payment: payment, source: source, at: at, on: sql,
+                                      only: older ? [.renewal, .productChange, .refund] : nil)
+    }
+
     /// Records the events between `before` (nil: a first purchase) and the store's statement
-    /// `after`, about `payment` (the row `after` was recorded in). Returns the types recorded now.
+    /// `after`, about `payment` (the row `after` was recorded in), limited to `only` when given.
+    /// Returns the types recorded now.
     static func recordEvents(before: PurchaseLifecycleFacts?, after verified: VerifiedPurchase, payment: StoredPurchase,
-                             source: LifecycleSource, at: Date, on sql: any SQLDatabase) async throws -> [LifecycleEventType] {
+                             source: LifecycleSource, at: Date, on sql: any SQLDatabase,
+                             only: Set<LifecycleEventType>? = nil) async throws -> [LifecycleEventType] {
         let after = PurchaseLifecycleFacts(
             transactionId: verified.transactionId, originalTransactionId: verified.originalTransactionId,
             storeProductId: verified.storeProductId, productId: payment.productId, expiresDate: verified.expiresDate,
             revokedAt: payment.revokedAt ?? verified.revocationDate, state: verified.lifecycle?.state, willRenew: verified.lifecycle?.willRenew,
             graceExpiresDate: verified.lifecycle?.graceExpiresDate, autoRenewStoreProductId: verified.lifecycle?.autoRenewStoreProductId)
         var recorded: [LifecycleEventType] = []
-        for type in LifecycleTransition.events(before: before, after: after) {
+        for type in LifecycleTransition.events(before: before, after: after) where only?.contains(type) ?? true {
             let store = verified.store.rawValue
             let millis = { (date: Date?) in date.map { String(Int64($0.timeIntervalSince1970 * 1000)) } ?? "-" }
             let (occurred, dedup): (Date, String) = switch type {
-            case .initialPurchase: (verified.purchaseDate, "\(store)|\(verified.originalTransactionId)")
+            case .initialPurchase: (verified.originalPurchaseDate ?? verified.purchaseDate, "\(store)|\(verified.originalTransactionId)")
             case .renewal where before?.transactionId == verified.transactionId:
                 (verified.signedDate, "\(store)|\(verified.transactionId)|\(millis(verified.expiresDate))")
             case .renewal, .productChange: (verified.purchaseDate, "\(store)|\(verified.transactionId)")
