@@ -108,6 +108,11 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                                authenticator: CommerceAuthenticator(bearers: runtime.bearerCache, realm: runtime.config.publicURL),
                                entitlements: EntitlementReader(index: runtime.entitlementIndex, now: { Date() }))
         .addRoutes(to: router)
+    HostedContentController(catalogs: runtime.commerceCatalogs,
+                            content: HostedContentStore(database: runtime.database, blobs: runtime.blobs, workArea: runtime.config.workDir),
+                            authenticator: CommerceAuthenticator(bearers: runtime.bearerCache, realm: runtime.config.publicURL),
+                            entitlements: EntitlementReader(index: runtime.entitlementIndex, now: { Date() }), publicURL: runtime.config.publicURL)
+        .addRoutes(to: router)
     storeNotifications?.addRoutes(to: router)
     return router
 }

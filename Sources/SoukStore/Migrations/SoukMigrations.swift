@@ -43,5 +43,7 @@ enum SoukMigrations {
         CreateEntitlementGrants(),
         // 009: issue 12, continued
         AddStoreSettings(),
+        // 010: hosted content packages (issue 13)
+        CreateHostedContent(),
     ]
 }
