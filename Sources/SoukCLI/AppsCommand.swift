@@ -10,7 +10,7 @@ extension AccessPolicy: ExpressibleByArgument {}
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps", abstract: "Manage the app catalog.",
-        subcommands: [Create.self, List.self, Show.self, SetIcon.self, Override.self, Takedown.self, Remove.self, Reinstate.self]
+        subcommands: [Create.self, List.self, Show.self, SetIcon.self, SetPrice.self, Override.self, Takedown.self, Remove.self, Reinstate.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -46,8 +46,8 @@ struct AppsCommand: AsyncParsableCommand {
         func run() async throws {
             try await withRuntime(settings) { runtime in
                 let apps = try await runtime.catalog.apps()
-                print(Table(["APPLE ITEM ID", "BUNDLE ID", "NAME", "ACCESS", "AVAILABILITY"], apps.map {
-                    [String($0.appleItemId), $0.bundleId, $0.name, $0.access.rawValue, $0.availability.summary]
+                print(Table(["APPLE ITEM ID", "BUNDLE ID", "NAME", "ACCESS", "PRICE", "AVAILABILITY"], apps.map {
+                    [String($0.appleItemId), $0.bundleId, $0.name, $0.access.rawValue, $0.pricing.summary, $0.availability.summary]
                 }).render())
             }
         }
@@ -68,6 +68,7 @@ struct AppsCommand: AsyncParsableCommand {
                     "  developer     \(app.developerName.isEmpty ? "-" : app.developerName)",
                     "  subtitle      \(app.subtitle.isEmpty ? "-" : app.subtitle)",
                     "  access        \(app.access.rawValue)",
+                    "  price         \(app.pricing.summary)",
                     "  icon          \(app.iconSHA256 == nil ? "-" : "\(runtime.config.publicURL)/apps/\(app.appleItemId)/icon")",
                     "  availability  \(app.availability.summary)\(app.takedownReason.map { " (\($0))" } ?? "")",
                 ]

@@ -85,7 +85,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     MarketplaceKitConfigController(config: runtime.config, catalog: runtime.catalog, keys: runtime.keys).addRoutes(to: router)
     AppDataController(config: runtime.config, index: runtime.catalogIndex, catalog: runtime.catalog,
                       ledger: InstallLedger(database: runtime.database), bearer: bearer, keys: runtime.keys,
-                      signingKeys: runtime.installVerificationKeys)
+                      signingKeys: runtime.installVerificationKeys, payments: AppPayments(runtime: runtime))
         .addRoutes(to: router)
     LicenseController(service: LicenseService(runtime: runtime, issuer: runtime.licenseIssuer()), index: runtime.catalogIndex, bearer: bearer,
                       catalog: runtime.catalog, keys: runtime.keys, pages: pages, sessions: sessions)

@@ -10,6 +10,23 @@ public enum LicenseRefusal: String, Sendable, Equatable {
     case accountRequired = "account required"
     case accountDisabled = "account disabled"
     case deviceLimit = "device limit reached"
+    /// The app is paid, or included with a membership, and the account has neither (a `402`).
+    case purchaseRequired = "purchase required"
+    /// The membership that included the app lapsed (a `402`).
+    case subscriptionExpired = "subscription expired"
+
+    /// The payment verdict of a payment refusal; nil for the others.
+    public var payment: PaymentVerdict? {
+        switch self {
+        case .purchaseRequired: .purchaseRequired
+        case .subscriptionExpired: .subscriptionExpired
+        default: nil
+        }
+    }
+
+    public init(_ verdict: PaymentVerdict) {
+        self = verdict == .subscriptionExpired ? .subscriptionExpired : .purchaseRequired
+    }
 }
 
 /// What the store knows of the `assetPublicId` a license request names, for the version being

@@ -11,6 +11,8 @@ struct ProblemDetails: Codable, Sendable, Equatable {
     var instance: String
     /// The request id, as in the `X-Request-Id` header and the server's log.
     var requestId: String
+    /// Where to pay, for `402` problems (`purchase-required`, `subscription-expired`).
+    var purchaseURL: String?
 
     /// The JSON bytes, keys sorted so that equal problems are equal bytes.
     func encoded() -> Data { WireJSON.encode(self) }

@@ -10,11 +10,13 @@ public struct LicenseService: Sendable {
     let runtime: SoukRuntime
     let issuer: any LicenseIssuer
     let store: LicenseStore
+    let payments: AppPayments
 
     public init(runtime: SoukRuntime, issuer: any LicenseIssuer) {
         self.runtime = runtime
         self.issuer = issuer
         self.store = LicenseStore(database: runtime.database)
+        self.payments = AppPayments(runtime: runtime)
     }
 
     /// Why an app got no license (recorded in logs; the device only sees `unlicensedApps`).
@@ -59,6 +61,11 @@ public struct LicenseService: Sendable {
                 version = eligible
             }
             guard let app else { continue }  // an eligible app is a known one
+            let payment = try await payments.verdict(app, account: account)
+            guard payment == .open else {
+                refusals[appleItemId] = Refusal(payment)
+                continue
+            }
             // The key blob of the variant the device chose, only if it is this version's own.
             let match = try await wanted.assetPublicId.asyncMap {
                 try await store.asset($0, appleItemId: appleItemId, appleVersionId: version.appleVersionId)
@@ -126,6 +133,11 @@ public struct LicenseService: Sendable {
                 ineligible.append(licenseId)  // the app now needs an account this license never had
                 continue
             }
+            // A refund or a lapsed membership ends the app at this renewal, never before the license's end.
+            if !app.pricing.isFree, try await payments.verdict(app, account: record.accountID.flatMap { accounts[$0] }) != .open {
+                ineligible.append(licenseId)
+                continue
+            }
             eligible.append((record, duration(for: app)))
         }
         // One update per license duration (public and account apps), whatever the count.
@@ -158,6 +170,8 @@ extension LicenseService {
         case revoked(app: String, reason: String?)
         case deviceLimit(app: String, account: String, used: Int, limit: Int)
         case signInToRenew(app: String)
+        /// Not bought, or the membership that included it lapsed: pay at `purchaseURL`.
+        case paymentRequired(app: String, verdict: PaymentVerdict, detail: String, purchaseURL: String)
     }
 
     /// Who looks at the resolution page.
@@ -188,6 +202,13 @@ extension LicenseService {
         guard !account.disabled else { return .accountDisabled(account: account.email) }
         let accountID = try account.requireID()
         let latest = try await store.list(accountID: accountID, appleItemId: appleItemId, limit: 1).first
+        if let indexed = try await runtime.catalogIndex.apps([appleItemId])[appleItemId], !indexed.pricing.isFree {
+            let verdict = try await payments.verdict(indexed, account: account)
+            if verdict != .open {
+                return .paymentRequired(app: app.name, verdict: verdict, detail: PaymentRule.description(verdict, pricing: indexed.pricing),
+                                        purchaseURL: payments.purchaseURL(indexed))
+            }
+        }
         if let latest, latest.revokedAt != nil { return .revoked(app: app.name, reason: latest.revokedReason) }
         let limit = runtime.config.licensing.deviceLimit(for: account)
         let devices = try await store.liveDevices(accountID: accountID, now: now)

@@ -10,11 +10,14 @@ public struct Problem: HTTPResponseError, Sendable {
     public var detail: String
     /// A URI naming the problem type; `about:blank` when the status says it all.
     public var type: String
+    /// Where to pay (a `402`'s extension member).
+    public var purchaseURL: String?
 
-    public init(_ status: HTTPResponse.Status, _ detail: String, type: String = "about:blank") {
+    public init(_ status: HTTPResponse.Status, _ detail: String, type: String = "about:blank", purchaseURL: String? = nil) {
         self.status = status
         self.detail = detail
         self.type = type
+        self.purchaseURL = purchaseURL
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -59,7 +62,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
 
     static func response(_ problem: Problem, request: Request, id: String) -> Response {
         let data = ProblemDetails(type: problem.type, title: problem.status.reasonPhrase, status: problem.status.code,
-                                  detail: problem.detail, instance: request.uri.path, requestId: id).encoded()
+                                  detail: problem.detail, instance: request.uri.path, requestId: id,
+                                  purchaseURL: problem.purchaseURL).encoded()
         var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
         headers[.contentLength] = String(data.count)
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data))

@@ -149,17 +149,20 @@ public final class CatalogIndex: Sendable {
     /// Apps with their versions: all of them (`only: nil`) or just `only`, in two queries.
     private func load(only ids: Set<UInt64>?) async throws -> [UInt64: CatalogApp] {
         if let ids, ids.isEmpty { return [:] }
-        var appQuery = database.sql.select().columns("id", "apple_item_id", "bundle_id", "access", "availability").from("apps")
+        var appQuery = database.sql.select().columns("id", "apple_item_id", "bundle_id", "access", "availability", "prices",
+                                                     "requires_entitlement").from("apps")
         if let ids { appQuery = appQuery.where("apple_item_id", .in, ids.map(AppleIDColumn.store)) }
         let appRows = try await appQuery.all()
-        var byRowID: [UUID: (item: UInt64, bundleId: String, access: AccessPolicy, availability: Availability)] = [:]
+        var byRowID: [UUID: (item: UInt64, bundleId: String, access: AccessPolicy, availability: Availability, pricing: AppPricing)] = [:]
         byRowID.reserveCapacity(appRows.count)
         for row in appRows {
             byRowID[try row.decode(column: "id", as: UUID.self)] = (
                 AppleIDColumn.load(try row.decode(column: "apple_item_id", as: Int64.self)),
                 try row.decode(column: "bundle_id", as: String.self),
                 AccessPolicy(rawValue: try row.decode(column: "access", as: String.self)) ?? .account,
-                Availability(rawValue: try row.decode(column: "availability", as: String.self)) ?? .takenDown)
+                Availability(rawValue: try row.decode(column: "availability", as: String.self)) ?? .takenDown,
+                AppPricing(prices: AppPricing.decode(try row.decode(column: "prices", as: String?.self)),
+                           requiresEntitlement: try row.decode(column: "requires_entitlement", as: String?.self)))
         }
         var versionQuery = database.sql.select()
             .columns("app_id", "apple_version_id", "bundle_version", "short_version_string", "platforms", "minimum_os", "release_date")
@@ -194,7 +197,7 @@ public final class CatalogIndex: Sendable {
         for (rowID, app) in byRowID {
             apps[app.item] = CatalogApp(appleItemId: app.item, bundleId: app.bundleId, access: app.access,
                                         availability: app.availability, versions: versions[rowID] ?? [],
-                                        withdrawnVersions: withdrawn[rowID] ?? [])
+                                        withdrawnVersions: withdrawn[rowID] ?? [], pricing: app.pricing)
         }
         return apps
     }

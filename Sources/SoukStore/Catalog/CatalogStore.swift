@@ -93,6 +93,19 @@ public struct CatalogStore: Sendable {
         return app
     }
 
+    /// Sets what an app costs (`souk apps set-price`): the price list replaces the old one;
+    /// `requiresEntitlement` `.some(nil)` clears the entitlement, `nil` keeps it.
+    @discardableResult
+    public func setPricing(appleItemId: UInt64, prices: [Price]?, requiresEntitlement: String??) async throws -> AppModel {
+        let app = try await app(appleItemId: appleItemId)
+        var pricing = app.pricing
+        if let prices { pricing.prices = prices }
+        if let requiresEntitlement { pricing.requiresEntitlement = requiresEntitlement }
+        app.pricing = pricing
+        try await app.save(on: database.db)
+        return app
+    }
+
     /// Largest icon Souk accepts (App Store icons are 1024×1024 PNGs, typically well under this).
     public static let maxIconBytes = 2 << 20
 

@@ -45,5 +45,7 @@ enum SoukMigrations {
         AddStoreSettings(),
         // 010: hosted content packages (issue 13)
         CreateHostedContent(),
+        // 011: what an app costs (issue 13)
+        AddAppPricing(),
     ]
 }

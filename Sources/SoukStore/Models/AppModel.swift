@@ -17,6 +17,9 @@ public final class AppModel: Model, @unchecked Sendable {
     @Field(key: "access") public var accessRaw: String
     @Field(key: "availability") public var availabilityRaw: String
     @OptionalField(key: "takedown_reason") public var takedownReason: String?
+    /// `AppPricing.encode` of the price list; nil or `[]`: not sold.
+    @OptionalField(key: "prices") var pricesJSON: String?
+    @OptionalField(key: "requires_entitlement") public var requiresEntitlement: String?
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update) public var updatedAt: Date?
     @Children(for: \.$app) public var versions: [AppVersionModel]
@@ -46,6 +49,15 @@ public final class AppModel: Model, @unchecked Sendable {
     public var availability: Availability {
         get { Availability(rawValue: availabilityRaw) ?? .takenDown }
         set { availabilityRaw = newValue.rawValue }
+    }
+
+    /// What the app costs.
+    public var pricing: AppPricing {
+        get { AppPricing(prices: AppPricing.decode(pricesJSON), requiresEntitlement: requiresEntitlement) }
+        set {
+            pricesJSON = newValue.prices.isEmpty ? nil : AppPricing.encode(newValue.prices)
+            requiresEntitlement = newValue.requiresEntitlement
+        }
     }
 
     /// Finds an app by its AppleItemID.

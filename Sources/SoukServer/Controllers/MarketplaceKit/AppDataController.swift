@@ -18,6 +18,7 @@ struct AppDataController<Context: RequestContext> {
     let bearer: BearerAuthenticator
     let keys: SoukKeys
     let signingKeys: InstallVerificationKeyring
+    let payments: AppPayments
     /// The marketplace's AppleItemID, re-read at most once a second.
     let marketplaceIdentity = ShortLivedValue<UInt64>()
 
@@ -47,6 +48,19 @@ struct AppDataController<Context: RequestContext> {
         let outcomes = parsed.apps.map {
             AppDataDecision.decide(kind, $0, app: found[$0.appleItemId], platform: parsed.platform, osVersion: parsed.osVersion)
         }
+        // Paid apps on offer the account may not have (free apps cost nothing here): a 402 failure each,
+        // and a 402 answer when that is every app asked about.
+        var unpaid: [UInt64: (verdict: PaymentVerdict, app: CatalogApp)] = [:]
+        for (requested, outcome) in zip(parsed.apps, outcomes) {
+            guard case .offer = outcome, let app = found[requested.appleItemId], !app.pricing.isFree else { continue }
+            let verdict = try await payments.verdict(app, accountID: identity?.accountID)
+            if verdict != .open { unpaid[app.appleItemId] = (verdict, app) }
+        }
+        if !parsed.apps.isEmpty, parsed.apps.allSatisfy({ unpaid[$0.appleItemId] != nil }), let first = unpaid[parsed.apps[0].appleItemId] {
+            throw Problem(HTTPResponse.Status(code: 402, reasonPhrase: "Payment Required"),
+                          PaymentRule.description(first.verdict, pricing: first.app.pricing), type: "urn:souk:problem:\(first.verdict.rawValue)",
+                          purchaseURL: payments.purchaseURL(first.app))
+        }
         // The identity almost never changes: during a database outage the last one read still holds,
         // so an update check with nothing to sign is answered from memory.
         let marketplace = try await marketplaceIdentity.value(keepOnFailure: true) {
@@ -61,7 +75,7 @@ struct AppDataController<Context: RequestContext> {
         if kind == .restore, let identity {
             // A restore is where an install happens on the device's side: record it once per device.
             let offered = zip(parsed.apps, outcomes).compactMap { requested, outcome -> UInt64? in
-                if case .offer = outcome { requested.appleItemId } else { nil }
+                if case .offer = outcome, unpaid[requested.appleItemId] == nil { requested.appleItemId } else { nil }
             }
             downloadTypes = try await ledger.recordInstalls(accountID: identity.accountID, appleItemIds: offered, device: identity.clientId)
         }
@@ -74,18 +88,14 @@ struct AppDataController<Context: RequestContext> {
             case .skip:
                 continue
             case .fail(let description):
-                failures.beginObject()
-                failures.field("appleItemId", String(requested.appleItemId))
-                failures.field("appleVersionId", String(requested.appleVersionId ?? 0))
-                failures.key("failure")
-                failures.beginObject()
-                failures.key("code")
-                failures.integer(404)
-                failures.field("description", description)
-                failures.endObject()
-                failures.endObject()
+                Self.failure(&failures, requested, code: 404, description: description)
             case .offer(let version):
                 guard let app = found[requested.appleItemId] else { continue }
+                if let refused = unpaid[app.appleItemId] {
+                    Self.failure(&failures, requested, code: 402, description: PaymentRule.description(refused.verdict, pricing: app.pricing),
+                                 purchaseURL: payments.purchaseURL(app))
+                    continue
+                }
                 // Updates are not redownloads (spec §4); a restore without an account cannot be told
                 // from a reinstall, and a restore with one follows the ledger.
                 let downloadType: DownloadType = kind == .updates ? .download : downloadTypes[app.appleItemId] ?? .redownload
@@ -115,5 +125,20 @@ struct AppDataController<Context: RequestContext> {
         answer.append(contentsOf: items.bytes)
         answer.append(contentsOf: "]}".utf8)
         return .json(bytes: answer, cacheControl: "no-store")
+    }
+
+    /// One `failures` entry (spec §6), keeping the requested version id.
+    static func failure(_ failures: inout JSONWriter, _ requested: AppsRequest.App, code: Int, description: String, purchaseURL: String? = nil) {
+        failures.beginObject()
+        failures.field("appleItemId", String(requested.appleItemId))
+        failures.field("appleVersionId", String(requested.appleVersionId ?? 0))
+        failures.key("failure")
+        failures.beginObject()
+        failures.key("code")
+        failures.integer(code)
+        failures.field("description", description)
+        if let purchaseURL { failures.field("purchaseURL", purchaseURL) }
+        failures.endObject()
+        failures.endObject()
     }
 }

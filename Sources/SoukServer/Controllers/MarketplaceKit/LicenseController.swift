@@ -66,6 +66,14 @@ struct LicenseController<Context: RequestContext> {
         if !issued.refusals.isEmpty {
             context.logger.info("licenses refused", metadata: ["refusals": "\(issued.refusals.map { "\($0.key): \($0.value.rawValue)" }.sorted())"])
         }
+        // Every app refused for payment: the whole answer is the 402 the marketplace app acts on.
+        let requested = parsed.apps.map(\.appleItemId)
+        if !requested.isEmpty, requested.allSatisfy({ issued.refusals[$0]?.payment != nil }),
+           let first = requested.first, let verdict = issued.refusals[first]?.payment,
+           let app = try await index.apps([first])[first] {
+            throw Problem(HTTPResponse.Status(code: 402, reasonPhrase: "Payment Required"), PaymentRule.description(verdict, pricing: app.pricing), type: "urn:souk:problem:\(verdict.rawValue)",
+                          purchaseURL: service.payments.purchaseURL(app))
+        }
         return LicenseResponse(license: Data(issued.license).base64EncodedString(), unlicensedApps: issued.unlicensed.map(String.init)).response
     }
 
@@ -135,6 +143,9 @@ struct LicenseController<Context: RequestContext> {
             return page("You have reached your device limit",
                         "\(account) already uses \(used) of \(limit) devices. Release a device in your account, then open \(app) again.",
                         action: ("Manage your devices", "/account"))
+        case .paymentRequired(let app, let verdict, let detail, let url):
+            return page(verdict == .subscriptionExpired ? "Your membership has lapsed" : "\(app) is not paid for",
+                        detail + " Then open \(app) again.", action: (verdict == .subscriptionExpired ? "Renew your membership" : "Buy \(app)", url))
         case .signInToRenew(let app):
             return page("Sign in to renew \(app)",
                         "Your device could not renew the license for \(app). Sign in to \(marketplace) on this device, then open the app again.",

@@ -1,0 +1,61 @@
+import Foundation
+import SoukCore
+import SoukStore
+
+/// Whether an account may have an app it must pay for (issue 13 item 2), for licenses, renewals,
+/// restore, updates and the resolution page: `PaymentRule` over what the account bought and its
+/// membership in the marketplace's own catalog (`"app": "marketplace"`), read from the entitlement
+/// index (memory; one query on a miss). Free apps cost no lookup at all.
+///
+/// Marketplace sales of single apps (checkout) are not recorded yet: until they are, a paid app is
+/// owned by no one and opens only through a membership that includes it.
+struct AppPayments: Sendable {
+    let index: EntitlementIndex
+    let catalogs: CommerceCatalogCache
+    let catalog: CatalogStore
+    let publicURL: String
+    let now: @Sendable () -> Date
+
+    init(runtime: SoukRuntime, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.index = runtime.entitlementIndex
+        self.catalogs = runtime.commerceCatalogs
+        self.catalog = runtime.catalog
+        self.publicURL = runtime.config.publicURL
+        self.now = now
+    }
+
+    /// Where a person pays for (or joins the membership that includes) the app.
+    func purchaseURL(_ app: CatalogApp) -> String {
+        "\(publicURL)/apps/\(app.appleItemId)"
+    }
+
+    /// The verdict for `account` (nil: nobody signed in) on `app`.
+    func verdict(_ app: CatalogApp, account: AccountModel?) async throws -> PaymentVerdict {
+        guard !app.pricing.isFree else { return .open }
+        guard let account else { return .purchaseRequired }
+        return PaymentRule.decide(app.pricing, owned: false,
+                                  membership: try await membership(app.pricing.requiresEntitlement, account: account))
+    }
+
+    /// The verdict by account id (a bearer's), reading the account only for a paid app.
+    func verdict(_ app: CatalogApp, accountID: UUID?) async throws -> PaymentVerdict {
+        guard !app.pricing.isFree else { return .open }
+        return try await verdict(app, account: try await accountID.asyncMap { try await catalog.account(id: $0) } ?? nil)
+    }
+
+    func membership(_ entitlement: String?, account: AccountModel) async throws -> MembershipState {
+        guard let entitlement, let marketplace = try await catalogs.state(app: AppPricing.marketplaceApp) else { return .never }
+        let accountID = try account.requireID()
+        let environments = EntitlementEngine.environments(accountIsSandbox: account.sandbox, allowSandbox: marketplace.catalog.allowSandbox)
+        let snapshot = try await index.snapshot(account: accountID, app: marketplace.app, catalog: marketplace, environments: environments,
+                                                at: now())
+        if snapshot.entitlements[entitlement] != nil { return .active }
+        let records = try await index.records(account: accountID, app: marketplace.app)
+        let had = records.contains { record in
+            guard environments.contains(record.environment) else { return false }
+            if let granted = record.grantedEntitlement { return granted == entitlement }
+            return (marketplace.product(record.productId)?.entitlements ?? []).contains(entitlement)
+        }
+        return had ? .lapsed : .never
+    }
+}
