@@ -113,6 +113,8 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                             authenticator: CommerceAuthenticator(bearers: runtime.bearerCache, realm: runtime.config.publicURL),
                             entitlements: EntitlementReader(index: runtime.entitlementIndex, now: { Date() }), publicURL: runtime.config.publicURL)
         .addRoutes(to: router)
+    CheckoutController(bearer: bearer, checkout: CheckoutService(runtime: runtime), webhookSecret: runtime.config.commerce.stripeWebhookSecret)
+        .addRoutes(to: router)
     storeNotifications?.addRoutes(to: router)
     return router
 }

@@ -7,9 +7,9 @@ import SoukStore
 /// membership in the marketplace's own catalog (`"app": "marketplace"`), read from the entitlement
 /// index (memory; one query on a miss). Free apps cost no lookup at all.
 ///
-/// Marketplace sales of single apps (checkout) are not recorded yet: until they are, a paid app is
-/// owned by no one and opens only through a membership that includes it.
+/// An app is owned through a paid, unrefunded marketplace order (`MarketplaceOrderStore`, checkout).
 struct AppPayments: Sendable {
+    let orders: MarketplaceOrderStore
     let index: EntitlementIndex
     let catalogs: CommerceCatalogCache
     let catalog: CatalogStore
@@ -17,6 +17,7 @@ struct AppPayments: Sendable {
     let now: @Sendable () -> Date
 
     init(runtime: SoukRuntime, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.orders = MarketplaceOrderStore(database: runtime.database)
         self.index = runtime.entitlementIndex
         self.catalogs = runtime.commerceCatalogs
         self.catalog = runtime.catalog
@@ -33,7 +34,8 @@ struct AppPayments: Sendable {
     func verdict(_ app: CatalogApp, account: AccountModel?) async throws -> PaymentVerdict {
         guard !app.pricing.isFree else { return .open }
         guard let account else { return .purchaseRequired }
-        return PaymentRule.decide(app.pricing, owned: false,
+        let owned = !app.pricing.prices.isEmpty ? try await orders.owns(account: try account.requireID(), appleItemId: app.appleItemId) : false
+        return PaymentRule.decide(app.pricing, owned: owned,
                                   membership: try await membership(app.pricing.requiresEntitlement, account: account))
     }
 

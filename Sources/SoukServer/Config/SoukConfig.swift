@@ -87,6 +87,14 @@ public struct SoukConfig: Sendable {
         public var webhookRetryMax: Duration = .seconds(3600)
         /// How often the reconciliation service looks for subscriptions to ask their store about again.
         public var reconcileIntervalSeconds = 300
+        /// Who takes the marketplace's own payments: `development` (no money moves) or `stripe`.
+        /// Sandbox accounts always pay through `development`.
+        public var paymentProcessor = "development"
+        public var stripeBaseURL = "https://api.stripe.com"
+        /// The Stripe secret key (`sk_…`), never logged.
+        public var stripeSecretKey: String?
+        /// The signing secret of the `/webhooks/stripe` endpoint (`whsec_…`); unset: the endpoint answers 503.
+        public var stripeWebhookSecret: String?
 
         public init() {}
     }
@@ -145,6 +153,10 @@ public struct SoukConfig: Sendable {
         ("webhookRetryBaseMs", "SOUK_WEBHOOK_RETRY_BASE_MS", "-", "first back-off of a failed webhook delivery, doubling, for 3 days (default 60000)"),
         ("webhookRetryMaxMs", "SOUK_WEBHOOK_RETRY_MAX_MS", "-", "longest back-off between webhook deliveries (default 3600000)"),
         ("reconcileIntervalSeconds", "SOUK_RECONCILE_INTERVAL_SECONDS", "-", "how often subscriptions due for a re-check are asked about at their store (default 300)"),
+        ("paymentProcessor", "SOUK_PAYMENT_PROCESSOR", "-", "who takes the marketplace's own sales: development (no money moves; the default) or stripe; sandbox accounts always use development"),
+        ("stripeBaseUrl", "SOUK_STRIPE_BASE_URL", "-", "Stripe API scheme and host (default https://api.stripe.com)"),
+        ("stripeSecretKey", "SOUK_STRIPE_SECRET_KEY", "-", "Stripe secret key (sk_…), required with paymentProcessor stripe; never printed"),
+        ("stripeWebhookSecret", "SOUK_STRIPE_WEBHOOK_SECRET", "-", "signing secret of POST /webhooks/stripe (whsec_…); unset: the endpoint answers 503"),
     ]
 
     /// A configuration for tests and tools: in-memory-free defaults rooted at `dataDir`.
@@ -399,6 +411,16 @@ private struct Settings {
         commerce.webhookRetryBase = .milliseconds(webhookBase)
         commerce.webhookRetryMax = .milliseconds(webhookMax)
         commerce.reconcileIntervalSeconds = try await wholeNumber("reconcileIntervalSeconds", default: 300, range: 1...86_400)
+        if let processor = try await string("paymentProcessor") {
+            guard ["development", "stripe"].contains(processor) else { throw error("paymentProcessor", processor, "must be development or stripe") }
+            commerce.paymentProcessor = processor
+        }
+        if let url = try await httpURL("stripeBaseUrl") { commerce.stripeBaseURL = url }
+        commerce.stripeSecretKey = try await string("stripeSecretKey")
+        commerce.stripeWebhookSecret = try await string("stripeWebhookSecret")
+        if commerce.paymentProcessor == "stripe", commerce.stripeSecretKey == nil {
+            throw error("stripeSecretKey", "(missing)", "is required when paymentProcessor is stripe")
+        }
     }
 
     func error(_ key: String, _ value: String, _ reason: String) -> ConfigError {

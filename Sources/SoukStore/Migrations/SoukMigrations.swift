@@ -47,5 +47,7 @@ enum SoukMigrations {
         CreateHostedContent(),
         // 011: what an app costs (issue 13)
         AddAppPricing(),
+        // 012: the marketplace's own sales (issue 13)
+        CreateMarketplaceOrders(),
     ]
 }

@@ -1,0 +1,94 @@
+import Foundation
+import SoukCore
+import SoukIntegrations
+import SoukStore
+
+/// Takes a payment for a marketplace order: where the buyer is sent, the processor's reference,
+/// and whether the order is paid already (no money moves in development).
+protocol PaymentProcessor: Sendable {
+    var name: String { get }
+    func start(_ order: MarketplaceOrder, app: AppModel, buyer: AccountModel) async throws -> (url: String, ref: String, paidNow: Bool)
+}
+
+/// No money moves (the demo, sandbox accounts, development): the order is paid when it is made,
+/// and the buyer is sent back to the app's page, where Install now works.
+struct DevelopmentProcessor: PaymentProcessor {
+    let name = "development"
+    let publicURL: String
+
+    func start(_ order: MarketplaceOrder, app: AppModel, buyer: AccountModel) async throws -> (url: String, ref: String, paidNow: Bool) {
+        ("\(publicURL)/apps/\(app.appleItemId)?order=\(order.id.uuidString.lowercased())", "dev_\(order.id.uuidString.lowercased())", true)
+    }
+}
+
+/// Stripe Checkout: a Checkout Session per order (its idempotency key, so a retried creation is
+/// the same session), priced inline; the order is paid when Stripe's signed webhook says so.
+struct StripeProcessor: PaymentProcessor {
+    let name = "stripe"
+    let client: StripeClient
+    let publicURL: String
+
+    func start(_ order: MarketplaceOrder, app: AppModel, buyer: AccountModel) async throws -> (url: String, ref: String, paidNow: Bool) {
+        let page = "\(publicURL)/apps/\(app.appleItemId)"
+        let session = try await client.createCheckoutSession(StripeCheckoutRequest(
+            mode: .payment,
+            lineItems: [StripeLineItem(name: app.name, currency: order.price.currency.lowercased(), unitAmount: order.price.amount)],
+            successURL: "\(page)?checkout=paid", cancelURL: "\(page)?checkout=cancelled",
+            clientReferenceId: order.id.uuidString.lowercased(), customerEmail: buyer.email,
+            metadata: ["souk_order": order.id.uuidString.lowercased()]), idempotencyKey: order.idempotencyKey)
+        guard let url = session.url else { throw StoreFault(.unavailable, "Stripe created a Checkout Session without a URL.") }
+        return (url, session.id, false)
+    }
+}
+
+/// Buying an app from the marketplace (issue 13 items 3-4), for `POST /api/v1/checkout`: the open
+/// order of the account for the app (asking again answers the same order), or a new one through
+/// the processor — development for sandbox accounts, else the configured one.
+struct CheckoutService: Sendable {
+    let runtime: SoukRuntime
+    let orders: MarketplaceOrderStore
+    let payments: AppPayments
+    let processor: any PaymentProcessor
+    let development: DevelopmentProcessor
+
+    init(runtime: SoukRuntime) {
+        self.runtime = runtime
+        self.orders = MarketplaceOrderStore(database: runtime.database)
+        self.payments = AppPayments(runtime: runtime)
+        let commerce = runtime.config.commerce
+        self.development = DevelopmentProcessor(publicURL: runtime.config.publicURL)
+        if commerce.paymentProcessor == "stripe", let key = commerce.stripeSecretKey {
+            self.processor = StripeProcessor(client: StripeClient(baseURL: commerce.stripeBaseURL, secretKey: key,
+                                                                  http: StoreHTTPClient(retry: commerce.stores.retry)),
+                                             publicURL: runtime.config.publicURL)
+        } else {
+            self.processor = development
+        }
+    }
+
+    enum Outcome: Sendable {
+        case order(MarketplaceOrder)
+        case alreadyOwned
+        /// Not for sale on its own (free, or only included with a membership).
+        case notForSale(String)
+    }
+
+    func checkout(appleItemId: UInt64, currency: String?, buyer: AccountModel) async throws -> Outcome {
+        let app = try await runtime.catalog.app(appleItemId: appleItemId)
+        guard app.availability == .available, let indexed = try await runtime.catalogIndex.apps([appleItemId])[appleItemId] else {
+            throw CatalogError.notFound("app \(appleItemId)")
+        }
+        if try await payments.verdict(indexed, account: buyer) == .open { return .alreadyOwned }
+        guard let price = indexed.pricing.price(in: currency) else {
+            return .notForSale("\(app.name) is not sold on its own; it is included with a membership (\(indexed.pricing.requiresEntitlement ?? "-")).")
+        }
+        let processor: any PaymentProcessor = buyer.sandbox ? development : self.processor
+        let (order, _) = try await orders.openOrder(account: try buyer.requireID(), appleItemId: appleItemId, price: price,
+                                                    environment: buyer.sandbox ? .sandbox : .production, processor: processor.name)
+        if order.url != nil { return .order(order) }
+        let started = try await processor.start(order, app: app, buyer: buyer)
+        try await orders.attach(order.id, processorRef: started.ref, url: started.url)
+        if started.paidNow { try await orders.markPaid(order.id, amount: order.price.amount) }
+        return .order(try await orders.order(order.id) ?? order)
+    }
+}

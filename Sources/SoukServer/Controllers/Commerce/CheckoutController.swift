@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SoukCore
+import SoukIntegrations
+import SoukStore
+
+/// The marketplace's own sales (issue 13 items 3-4):
+///
+/// - `POST /api/v1/checkout` (bearer): `{"appleItemId": "…", "currency": "EUR"?}` → `201`
+///   `{"url", "orderId"}`, the page the marketplace app's `confirmInstall` presents; asking again
+///   while the order is open answers the same order; an app the account already has is `409`
+///   (`already-owned`); one not sold on its own `422` (`not-for-sale`). Membership plans
+///   (`productId`) are not sold through checkout yet: `400`.
+/// - `POST /webhooks/stripe`: Stripe's signed events (`Stripe-Signature`, 300 s tolerance).
+///   `checkout.session.completed` with `payment_status` `paid` pays the order (anything else grants
+///   nothing), `charge.refunded` refunds it; other events are acknowledged. Replays change nothing.
+///   `503` while `stripeWebhookSecret` is unset, `400` for a bad signature.
+struct CheckoutController<Context: RequestContext> {
+    let bearer: BearerAuthenticator
+    let checkout: CheckoutService
+    let webhookSecret: String?
+
+    static var maxBody: Int { 256 * 1024 }
+    static var signatureHeader: HTTPField.Name { HTTPField.Name("Stripe-Signature")! }
+
+    func addRoutes(to router: Router<Context>) {
+        router.post("api/v1/checkout") { request, context in try await start(request, context) }
+        router.post("webhooks/stripe") { request, context in try await stripe(request, context) }
+    }
+
+    struct CheckoutRequest: Decodable {
+        var appleItemId: String?
+        var productId: String?
+        var currency: String?
+    }
+
+    func start(_ request: Request, _ context: Context) async throws -> Response {
+        let identity = try await bearer.requireBearer(request)
+        guard let buyer = try await checkout.runtime.catalog.account(id: identity.accountID), !buyer.disabled else {
+            throw BearerChallenge(status: .forbidden, realm: bearer.realm)
+        }
+        let body = try JSONDecoder().decode(CheckoutRequest.self, from: Data(buffer: try await request.collectBody(upTo: Self.maxBody)))
+        if body.productId != nil {
+            throw Problem(.badRequest, "Membership plans cannot be bought through checkout yet; give appleItemId.")
+        }
+        guard let text = body.appleItemId, let appleItemId = AppleID.parse(text) else {
+            throw Problem(.badRequest, "appleItemId is required: the AppleItemID of the app to buy.")
+        }
+        do {
+            switch try await checkout.checkout(appleItemId: appleItemId, currency: body.currency, buyer: buyer) {
+            case .alreadyOwned:
+                throw Problem(.conflict, "This account already has this app.", type: "urn:souk:problem:already-owned")
+            case .notForSale(let detail):
+                throw Problem(.unprocessableContent, detail, type: "urn:souk:problem:not-for-sale")
+            case .order(let order):
+                return .json(["url": order.url ?? "", "orderId": order.id.uuidString.lowercased()], status: .created, cacheControl: "no-store")
+            }
+        } catch CatalogError.notFound {
+            throw Problem(.notFound, "No app \(appleItemId) is for sale here.")
+        } catch let refused as StripeRequestError {
+            context.logger.error("Stripe refused a checkout", metadata: ["status": "\(refused.status)", "code": "\(refused.code ?? "-")"])
+            throw Problem(.badGateway, "The payment processor refused to start the checkout. Try again later.")
+        } catch let fault as StoreFault {
+            context.logger.warning("payment processor gave no answer", metadata: ["fault": "\(fault.kind.rawValue)"])
+            var problem = Problem(.serviceUnavailable, "The payment processor cannot be reached. Try again shortly.")
+            problem.type = "urn:souk:problem:processor-unavailable"
+            throw problem
+        }
+    }
+
+    func stripe(_ request: Request, _ context: Context) async throws -> Response {
+        guard let webhookSecret else { throw Problem(.serviceUnavailable, "Stripe webhooks are not configured (stripeWebhookSecret).") }
+        let payload = Array(buffer: try await request.collectBody(upTo: Self.maxBody))
+        let result = Result { () throws(StripeWebhookError) -> StripeEvent in
+            try StripeWebhook.verify(payload: payload, header: request.headers[Self.signatureHeader], secret: webhookSecret, now: Date())
+        }
+        let event: StripeEvent
+        switch result {
+        case .success(let verified): event = verified
+        case .failure(let refusal):
+            context.logger.warning("Stripe webhook refused", metadata: ["reason": "\(refusal.description)"])
+            throw Problem(.badRequest, refusal.description)
+        }
+        let orders = checkout.orders
+        var outcome = "ignored"
+        switch event.type {
+        case "checkout.session.completed":
+            let session = try event.checkoutSession()
+            if session.isPaid, let order = try await orders.order(processor: "stripe", ref: session.id) {
+                outcome = try await orders.markPaid(order.id, amount: session.amountTotal ?? order.price.amount, paymentRef: session.paymentIntent) != nil
+                    ? "paid" : "already settled"
+            } else {
+                outcome = session.isPaid ? "unknown session" : "not paid: nothing granted"
+            }
+        case "charge.refunded":
+            let charge = try event.charge()
+            if let paymentIntent = charge.paymentIntent,
+               try await orders.refund(processor: "stripe", paymentRef: paymentIntent, amount: charge.amountRefunded) != nil {
+                outcome = "refunded"
+            }
+        default:
+            break
+        }
+        context.logger.info("Stripe webhook", metadata: ["event": "\(event.id)", "type": "\(event.type)", "outcome": "\(outcome)"])
+        return .json(["received": true], cacheControl: "no-store")
+    }
+}

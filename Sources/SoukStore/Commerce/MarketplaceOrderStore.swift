@@ -1,0 +1,138 @@
+import Foundation
+import SQLKit
+import SoukCore
+
+/// One checkout of the marketplace's own sales (`marketplace_orders`).
+public struct MarketplaceOrder: Sendable, Equatable {
+    public enum Status: String, Sendable, Equatable {
+        case open, paid, failed, cancelled, refunded
+    }
+
+    public var id: UUID
+    public var accountId: UUID
+    public var appleItemId: UInt64
+    public var price: Price
+    public var environment: CommerceEnvironment
+    public var processor: String
+    public var processorRef: String?
+    public var idempotencyKey: String
+    public var status: Status
+    public var url: String?
+    public var amountPaid: Int?
+    public var amountRefunded: Int?
+    public var createdAt: Date
+    public var paidAt: Date?
+    public var refundedAt: Date?
+}
+
+/// The marketplace's orders (issue 13 items 3-4). Every change is one conditional statement, so
+/// webhooks replayed or racing, and two checkouts of the same app at once, change an order once:
+/// one open order per account and app (a partial unique index), `open → paid` only from `open`,
+/// a refund only of a paid order.
+public struct MarketplaceOrderStore: Sendable {
+    let database: SoukDatabase
+    let now: @Sendable () -> Date
+
+    public init(database: SoukDatabase, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.database = database
+        self.now = now
+    }
+
+    static let columns = "id, account_id, apple_item_id, currency, amount, environment, processor, processor_ref, idempotency_key, status, url, " +
+        "amount_paid, amount_refunded, created_at, paid_at, refunded_at"
+
+    /// The account's open order for the app, or a new one at `price` (`created` says which).
+    public func openOrder(account: UUID, appleItemId: UInt64, price: Price, environment: CommerceEnvironment,
+                          processor: String) async throws -> (order: MarketplaceOrder, created: Bool) {
+        let at = now()
+        let id = UUID()
+        let inserted = try await database.sql.raw("""
+            INSERT INTO marketplace_orders (id, account_id, apple_item_id, currency, amount, environment, processor, idempotency_key, status,
+            created_at, updated_at)
+            VALUES (\(bind: id), \(bind: account), \(bind: AppleIDColumn.store(appleItemId)), \(bind: price.currency), \(bind: Int64(price.amount)),
+            \(bind: environment.rawValue), \(bind: processor), \(bind: UUID().uuidString.lowercased()), \(bind: MarketplaceOrder.Status.open.rawValue),
+            \(bind: at), \(bind: at))
+            ON CONFLICT DO NOTHING RETURNING id
+            """).first() != nil
+        guard let order = try await database.sql.raw("""
+            SELECT \(unsafeRaw: Self.columns) FROM marketplace_orders WHERE account_id = \(bind: account)
+            AND apple_item_id = \(bind: AppleIDColumn.store(appleItemId)) AND status = \(bind: MarketplaceOrder.Status.open.rawValue)
+            """).first().map(Self.decode) else {
+            throw PurchaseStoreError("the open order of an account vanished while it was read")
+        }
+        return (order, inserted && order.id == id)
+    }
+
+    /// Records where the buyer pays and the processor's reference.
+    public func attach(_ id: UUID, processorRef: String, url: String) async throws {
+        try await database.sql.update("marketplace_orders").set("processor_ref", to: processorRef).set("url", to: url)
+            .set("updated_at", to: now()).where("id", .equal, id).run()
+    }
+
+    /// An open order paid (`amount`: what the processor charged). Returns the order when this call
+    /// paid it, nil when it was not open (already paid, refunded, unknown): replays change nothing.
+    @discardableResult
+    public func markPaid(_ id: UUID, amount: Int, paymentRef: String? = nil) async throws -> MarketplaceOrder? {
+        let at = now()
+        return try await database.sql.raw("""
+            UPDATE marketplace_orders SET status = \(bind: MarketplaceOrder.Status.paid.rawValue), amount_paid = \(bind: Int64(amount)),
+            payment_ref = \(bind: paymentRef), paid_at = \(bind: at), updated_at = \(bind: at)
+            WHERE id = \(bind: id) AND status = \(bind: MarketplaceOrder.Status.open.rawValue)
+            RETURNING \(unsafeRaw: Self.columns)
+            """).first().map(Self.decode)
+    }
+
+    /// A paid order refunded (whole or in part: `amount`), found by the payment it was paid with.
+    @discardableResult
+    public func refund(processor: String, paymentRef: String, amount: Int) async throws -> MarketplaceOrder? {
+        let at = now()
+        return try await database.sql.raw("""
+            UPDATE marketplace_orders SET status = \(bind: MarketplaceOrder.Status.refunded.rawValue), amount_refunded = \(bind: Int64(amount)),
+            refunded_at = \(bind: at), updated_at = \(bind: at)
+            WHERE processor = \(bind: processor) AND payment_ref = \(bind: paymentRef) AND status = \(bind: MarketplaceOrder.Status.paid.rawValue)
+            RETURNING \(unsafeRaw: Self.columns)
+            """).first().map(Self.decode)
+    }
+
+    /// The order the processor knows as `ref`.
+    public func order(processor: String, ref: String) async throws -> MarketplaceOrder? {
+        try await database.sql.raw("""
+            SELECT \(unsafeRaw: Self.columns) FROM marketplace_orders WHERE processor = \(bind: processor) AND processor_ref = \(bind: ref)
+            """).first().map(Self.decode)
+    }
+
+    public func order(_ id: UUID) async throws -> MarketplaceOrder? {
+        try await database.sql.raw("SELECT \(unsafeRaw: Self.columns) FROM marketplace_orders WHERE id = \(bind: id)").first().map(Self.decode)
+    }
+
+    /// Whether the account bought the app (a paid order, not refunded): one indexed query.
+    public func owns(account: UUID, appleItemId: UInt64) async throws -> Bool {
+        try await database.sql.raw("""
+            SELECT id FROM marketplace_orders WHERE account_id = \(bind: account) AND apple_item_id = \(bind: AppleIDColumn.store(appleItemId))
+            AND status = \(bind: MarketplaceOrder.Status.paid.rawValue) LIMIT 1
+            """).first() != nil
+    }
+
+    /// The account's orders, newest first.
+    public func orders(account: UUID) async throws -> [MarketplaceOrder] {
+        try await database.sql.raw("""
+            SELECT \(unsafeRaw: Self.columns) FROM marketplace_orders WHERE account_id = \(bind: account) ORDER BY created_at DESC
+            """).all().map(Self.decode)
+    }
+
+    static func decode(_ row: any SQLRow) throws -> MarketplaceOrder {
+        MarketplaceOrder(
+            id: try row.decode(column: "id", as: UUID.self), accountId: try row.decode(column: "account_id", as: UUID.self),
+            appleItemId: AppleIDColumn.load(try row.decode(column: "apple_item_id", as: Int64.self)),
+            price: Price(currency: try row.decode(column: "currency", as: String.self), amount: Int(try row.decode(column: "amount", as: Int64.self))),
+            environment: CommerceEnvironment(rawValue: try row.decode(column: "environment", as: String.self)) ?? .sandbox,
+            processor: try row.decode(column: "processor", as: String.self), processorRef: try row.decode(column: "processor_ref", as: String?.self),
+            idempotencyKey: try row.decode(column: "idempotency_key", as: String.self),
+            status: MarketplaceOrder.Status(rawValue: try row.decode(column: "status", as: String.self)) ?? .failed,
+            url: try row.decode(column: "url", as: String?.self),
+            amountPaid: try row.decode(column: "amount_paid", as: Int64?.self).map(Int.init),
+            amountRefunded: try row.decode(column: "amount_refunded", as: Int64?.self).map(Int.init),
+            createdAt: try row.decode(column: "created_at", as: Date.self), paidAt: try row.decode(column: "paid_at", as: Date?.self),
+            refundedAt: try row.decode(column: "refunded_at", as: Date?.self))
+    }
+}
