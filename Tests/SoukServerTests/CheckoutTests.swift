@@ -124,6 +124,13 @@ import Testing
         // Refunded: the app goes (a new license is refused; a running one at its next renewal).
         #expect(try await deliver(try stripe.refund(session: session)).status == .ok)
         #expect(try await licensing.request(device: Self.device, apps: [(1, 102)], token: token).status.code == 402)
+        // The person's receipts: the purchase as charged, the refund as its own negative entry.
+        let receipts = try await client.execute(uri: "/api/v1/purchases", method: .get, headers: [.authorization: "Bearer \(token)"])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(buffer: receipts.body)) as? [[String: Any]])
+        #expect(entries.map { $0["kind"] as? String } == ["refund", "purchase"])
+        #expect(entries.map { $0["amount"] as? Int } == [-299, 299] && entries.allSatisfy { $0["appleItemId"] as? String == "1" })
+        #expect(entries.allSatisfy { $0["currency"] as? String == "USD" && $0["environment"] as? String == "Production" && $0["date"] is String })
+        #expect(try await client.execute(uri: "/api/v1/purchases", method: .get).status == .unauthorized)
         // Stripe down while a new checkout starts: 503, never a verdict.
         faults.down(status: 503)
         let down = try await Self.buy(client, #"{"appleItemId": "1"}"#, token: token)

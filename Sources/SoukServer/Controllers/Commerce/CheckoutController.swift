@@ -27,6 +27,29 @@ struct CheckoutController<Context: RequestContext> {
     func addRoutes(to router: Router<Context>) {
         router.post("api/v1/checkout") { request, context in try await start(request, context) }
         router.post("webhooks/stripe") { request, context in try await stripe(request, context) }
+        router.get("api/v1/purchases") { request, context in try await purchases(request, context) }
+    }
+
+    /// `GET /api/v1/purchases` (bearer): what the person bought from the marketplace, newest first —
+    /// `{"kind": "purchase" | "refund", "appleItemId", "amount", "currency", "date", "environment"}`,
+    /// amounts as the processor charged them (a refund its own entry, negative). Open, failed and
+    /// cancelled orders are not purchases.
+    func purchases(_ request: Request, _ context: Context) async throws -> Response {
+        let identity = try await bearer.requireBearer(request)
+        var entries: [(date: Date, entry: [String: Any])] = []
+        for order in try await checkout.orders.orders(account: identity.accountID) {
+            let base: [String: Any] = ["appleItemId": String(order.appleItemId), "currency": order.price.currency,
+                                       "environment": order.environment.rawValue]
+            if let paidAt = order.paidAt, order.status == .paid || order.status == .refunded {
+                entries.append((paidAt, base.merging(["kind": "purchase", "amount": order.amountPaid ?? order.price.amount,
+                                                      "date": RFC3339.format(paidAt)]) { $1 }))
+            }
+            if let refundedAt = order.refundedAt, order.status == .refunded {
+                entries.append((refundedAt, base.merging(["kind": "refund", "amount": -(order.amountRefunded ?? order.amountPaid ?? 0),
+                                                          "date": RFC3339.format(refundedAt)]) { $1 }))
+            }
+        }
+        return .json(entries.sorted { $0.date > $1.date }.map(\.entry), cacheControl: "no-store")
     }
 
     struct CheckoutRequest: Decodable {
