@@ -102,8 +102,9 @@ import Testing
         }
         let runtime = try await SoukRuntime.open(SoukConfig(dataDir: folder.path + "/data"), logger: testLogger())
         let apps = try await runtime.catalog.apps()
-        #expect(apps.count == 3)
+        #expect(apps.count == 4)
         #expect(Set(apps.map(\.access)) == [.public, .account])
+        #expect(apps.filter { !$0.pricing.isFree }.map(\.bundleId) == ["org.souk.demo.sketch"])
         for app in apps { #expect(try await runtime.catalog.versions(of: app).count == 2) }
         #expect(try await runtime.catalog.accounts().count == 1)
         #expect(try await runtime.catalog.marketplace(defaultKeyId: "x").appleItemId != 0)

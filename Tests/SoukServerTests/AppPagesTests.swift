@@ -2,7 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import SoukServer
+import SoukCore
+@testable import SoukServer
 import SoukStore
 import SoukTestSupport
 import Testing
@@ -74,5 +75,49 @@ import Testing
             #expect(items["token"]?.hasPrefix("sig_") == true)
             #expect(items["installVerificationToken"]?.split(separator: ".").count == 3)
         }
+    }
+
+    /// A paid app's page: the price for everyone, Buy (not Install) for a signed-in person who has
+    /// not bought it, an order through the development processor that sends the browser back to a
+    /// page that now offers Install; no install link before.
+    @Test(arguments: TestBackend.available)
+    func aPaidAppIsBoughtFromItsPageThenInstalled(_ backend: TestBackend) async throws {
+        try await ServerFixture.withRuntime(backend, prepare: { runtime, paths in
+            try await Self.prepare(runtime, paths)
+            try await runtime.catalog.setPricing(appleItemId: 6_500_000_001, prices: [Price(currency: "USD", amount: 299)], requiresEntitlement: nil)
+        }) { client, runtime in
+            try await runtime.catalogIndex.refresh()
+            let signedOut = String(buffer: try await client.execute(uri: "/apps/6500000001", method: .get).body)
+            #expect(signedOut.contains("2.99 USD") && signedOut.contains("Sign in to install"))
+            let session = try #require(try await WebAccountTests.webSignIn(client))
+            let page = String(buffer: try await client.execute(uri: "/apps/6500000001", method: .get, headers: [.cookie: session]).body)
+            #expect(page.contains("Buy for 2.99 USD") && !page.contains(">Install</button>"))
+            let csrf = try #require(WebAccountTests.csrf(in: page))
+            var headers = OAuthTests.formHeaders
+            headers[.cookie] = session
+            // Install before paying: back to the page, no link.
+            let early = try await client.execute(uri: "/apps/6500000001/install", method: .post, headers: headers, body: OAuthTests.form(["csrf_token": csrf]))
+            #expect(early.status == .seeOther && early.headers[.location] == "/apps/6500000001")
+            #expect(try await client.execute(uri: "/apps/6500000001/buy", method: .post, headers: headers,
+                                             body: OAuthTests.form(["csrf_token": "scs_forged"])).status == .forbidden)
+            let bought = try await client.execute(uri: "/apps/6500000001/buy", method: .post, headers: headers, body: OAuthTests.form(["csrf_token": csrf]))
+            #expect(bought.status == .seeOther)
+            #expect(bought.headers[.location]?.hasPrefix("https://souk.test/apps/6500000001?order=") == true)
+            let after = String(buffer: try await client.execute(uri: "/apps/6500000001", method: .get, headers: [.cookie: session]).body)
+            #expect(after.contains(">Install</button>") && !after.contains("Buy for"))
+            let install = try await client.execute(uri: "/apps/6500000001/install", method: .post, headers: headers, body: OAuthTests.form(["csrf_token": csrf]))
+            #expect(install.status == .ok && String(buffer: install.body).contains("marketplace-kit://install?"))
+        }
+    }
+
+    @Test func stripesCheckoutOriginIsAllowedOnlyForTheBuyForm() {
+        var commerce = SoukConfig.CommerceSettings()
+        #expect(commerce.stripeCheckoutOrigin == nil)
+        commerce.paymentProcessor = "stripe"
+        #expect(commerce.stripeCheckoutOrigin == "https://checkout.stripe.com")
+        commerce.stripeBaseURL = "http://127.0.0.1:9999"
+        #expect(commerce.stripeCheckoutOrigin == "http://127.0.0.1:9999")
+        let policy = ContentSecurityPolicy(page: "<form></form>", styleHash: "sha256-x", formTargets: .soukThenPayment("https://checkout.stripe.com"))
+        #expect(policy.headerValue.contains("form-action 'self' https://checkout.stripe.com;"))
     }
 }

@@ -103,3 +103,26 @@ def test_app_pages_lead_to_a_working_install_link(browsers, server):
     link.click()
     wait_for(lambda: navigations_to(driver, INSTALL_SCHEME), "Chromium's attempt to open the marketplace-kit: link")
     assert_clean_console(driver, "after tapping Install")
+
+
+def test_a_paid_app_is_bought_from_its_page_then_installed(browsers, server):
+    """The demo's paid app (development processor: no money moves): the price shows, Buy replaces
+    Install until the order is paid, and the page it comes back to offers Install."""
+    driver = browsers.chromium()
+    driver.get(f"{server.base}/apps/6446000004")
+    assert "2.99 USD" in driver.find_element(By.CSS_SELECTOR, "p.price").text
+    check_page(driver, browsers, "paid-app-signed-out")
+    sign_in_on_website(driver, server.base, server.email, server.password)
+    driver.get(f"{server.base}/apps/6446000004")
+    button = driver.find_element(By.CSS_SELECTOR, "button[type=submit]")
+    assert button.text == "Buy for 2.99 USD", button.text
+    check_page(driver, browsers, "paid-app-to-buy")
+    button.click()
+    wait_for(lambda: "order=" in driver.current_url, "the app page after buying")
+    button = driver.find_element(By.CSS_SELECTOR, "button[type=submit]")
+    assert button.text == "Install", button.text
+    check_page(driver, browsers, "paid-app-bought")
+    button.click()
+    link = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "a.install"), "the install page of the bought app")[0]
+    assert link.get_attribute("href").startswith("marketplace-kit://install?")
+    check_page(driver, browsers, "paid-app-install")

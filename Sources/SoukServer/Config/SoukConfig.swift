@@ -96,6 +96,13 @@ public struct SoukConfig: Sendable {
         /// The signing secret of the `/webhooks/stripe` endpoint (`whsec_…`); unset: the endpoint answers 503.
         public var stripeWebhookSecret: String?
 
+        /// Where Stripe Checkout pages are (the Buy form's redirect goes there): Stripe's checkout host,
+        /// or the configured base URL for a local fake.
+        public var stripeCheckoutOrigin: String? {
+            guard paymentProcessor == "stripe" else { return nil }
+            return stripeBaseURL == "https://api.stripe.com" ? "https://checkout.stripe.com" : stripeBaseURL
+        }
+
         public init() {}
     }
 

@@ -25,6 +25,8 @@ public struct DemoSeeder {
         var access: AccessPolicy
         /// (AppleVersionID, shortVersionString, bundleVersion, minimum iOS)
         var versions: [(UInt64, String, String, String)]
+        /// A paid app's prices (empty: free).
+        var prices: [Price] = []
     }
 
     static let apps: [DemoApp] = [
@@ -37,6 +39,10 @@ public struct DemoSeeder {
         DemoApp(appleItemId: 6_446_000_003, bundleId: "org.souk.demo.studio", name: "Souk Studio Pro", subtitle: "For members",
                 developer: "Souk Demo Studio", access: .account,
                 versions: [(8_000_000_301, "3.0", "300", "17.4"), (8_000_000_302, "3.1", "310", "18.0")]),
+        DemoApp(appleItemId: 6_446_000_004, bundleId: "org.souk.demo.sketch", name: "Souk Sketch", subtitle: "A paid app",
+                developer: "Souk Demo Studio", access: .public,
+                versions: [(8_000_000_401, "1.0", "100", "17.0"), (8_000_000_402, "1.1", "110", "17.4")],
+                prices: [Price(currency: "USD", amount: 299), Price(currency: "EUR", amount: 279)]),
     ]
 
     /// What seeding did, for the operator.
@@ -53,7 +59,8 @@ public struct DemoSeeder {
                 var lines = ["  demo account \(DemoSeeder.demoEmail)  " + (password.map { "password \($0)  (shown once)" } ?? "(existed already; password unchanged)")]
                 for app in DemoSeeder.apps {
                     let latest = app.versions.last!.0
-                    lines.append("  demo app     \(app.name) (\(app.access.rawValue))  \(publicURL)/packages/\(app.appleItemId)/\(latest)/manifest.json")
+                    let price = app.prices.isEmpty ? "" : ", \(AppPricing(prices: app.prices).summary)"
+                    lines.append("  demo app     \(app.name) (\(app.access.rawValue)\(price))  \(publicURL)/packages/\(app.appleItemId)/\(latest)/manifest.json")
                 }
                 lines.append("  demo catalog \(DemoSeeder.commerceApp) in-app products  \(publicURL)/commerce/\(DemoSeeder.commerceApp)/products")
                 return lines
@@ -77,6 +84,9 @@ public struct DemoSeeder {
                 appleItemId: app.appleItemId, bundleId: app.bundleId, name: app.name, subtitle: app.subtitle,
                 description: "\(app.name) is a demo app of the Souk marketplace. Its packages are samples made by `souk packages make-sample`.",
                 developerName: app.developer, access: app.access))
+            if !app.prices.isEmpty {
+                try await catalog.setPricing(appleItemId: app.appleItemId, prices: app.prices, requiresEntitlement: nil)
+            }
             for (index, version) in app.versions.enumerated() {
                 let folder = "\(workFolder)/\(version.0)"
                 try SamplePackageMaker(appleItemId: app.appleItemId, appleVersionId: version.0, bundleId: app.bundleId,

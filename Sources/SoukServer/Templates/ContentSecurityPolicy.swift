@@ -15,11 +15,14 @@ import Foundation
 ///   and only they do.
 struct ContentSecurityPolicy: Sendable, Equatable {
     /// Where a page's forms may send the browser.
-    enum FormTargets: Sendable {
+    enum FormTargets: Sendable, Equatable {
         /// Forms post to Souk and Souk answers on Souk (its own redirects stay on its origin).
         case souk
         /// The OAuth authorization forms: posted to Souk, answered with a redirect to the device.
         case soukThenDevice
+        /// The Buy form: posted to Souk, answered with a redirect to the payment processor's
+        /// checkout page at this origin (Stripe Checkout).
+        case soukThenPayment(String)
     }
 
     /// The scheme-source of the device hand-off. A scheme-source matches every URL of that scheme
@@ -44,6 +47,7 @@ struct ContentSecurityPolicy: Sendable, Equatable {
     var headerValue: String {
         let formAction = switch (hasForms, formTargets) {
         case (_, .soukThenDevice): "'self' \(Self.deviceScheme)"
+        case (_, .soukThenPayment(let origin)): "'self' \(origin)"
         case (true, .souk): "'self'"
         case (false, .souk): "'none'"
         }

@@ -138,9 +138,14 @@ struct Pages: Sendable {
             {{#subtitle}}<p class="hint">{{subtitle}}</p>{{/subtitle}}
             {{#developer}}<p>By {{developer}}</p>{{/developer}}
             <p>{{description}}</p>
-            {{#signedIn}}<form method="post" action="{{installAction}}">
+            {{#price}}<p class="price">{{price}}</p>{{/price}}
+            {{#canInstall}}<form method="post" action="{{installAction}}">
             <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <button type="submit">Install</button></form>{{/signedIn}}
+            <button type="submit">Install</button></form>{{/canInstall}}
+            {{#paymentNote}}<p class="hint">{{paymentNote}}</p>{{/paymentNote}}
+            {{#buyAction}}<form method="post" action="{{buyAction}}">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <button type="submit">{{buyLabel}}</button></form>{{/buyAction}}
             {{^signedIn}}<p><a href="/signin">Sign in to install</a></p>{{/signedIn}}
             <h2>Versions</h2>
             <ul>{{#versions}}<li>{{shortVersion}} ({{bundleVersion}}) · released {{released}} · {{requirements}}</li>

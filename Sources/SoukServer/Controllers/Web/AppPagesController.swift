@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import SoukCore
+import SoukIntegrations
 import SoukStore
 
 /// The public app pages: `/` and `/apps` (the catalog; the storefront's home), `/apps/<appleItemId>` (the `appShareURL`, with
@@ -19,6 +20,7 @@ struct AppPagesController<Context: RequestContext> {
         router.get("apps", use: catalogPage)
         router.get("apps/:appleItemId", use: appPage)
         router.post("apps/:appleItemId/install", use: install)
+        router.post("apps/:appleItemId/buy", use: buy)
         router.get("sitemap.xml", use: sitemap)
         router.get("favicon.ico", use: favicon)
     }
@@ -37,6 +39,7 @@ struct AppPagesController<Context: RequestContext> {
         let app = try await availableApp(context)
         let versions = try await catalog.versions(of: app)
         let session = try await sessions.session(for: request)
+        let pricing = app.pricing
         var values: [String: Any] = [
             "title": app.name, "marketplace": try await marketplaceName(), "name": app.name, "subtitle": app.subtitle,
             "developer": app.developerName, "description": app.appDescription,
@@ -49,7 +52,24 @@ struct AppPagesController<Context: RequestContext> {
             "jsonLD": try Self.jsonLD(app: app, latest: versions.first, pageURL: "\(base)/apps/\(app.appleItemId)", base: base),
         ]
         if app.iconSHA256 != nil { values["icon"] = "/apps/\(app.appleItemId)/icon" }
-        return pages.response("app", values)
+        if !pricing.isFree { values["price"] = pricing.summary }
+        // Signed in: Install when the person may have it, else Buy (or the membership that includes it).
+        if let session {
+            switch try await verdict(app, account: session.account) {
+            case .open:
+                values["canInstall"] = true
+            case let verdict where !pricing.prices.isEmpty:
+                values["buyAction"] = "/apps/\(app.appleItemId)/buy"
+                values["buyLabel"] = "Buy for \(pricing.price(in: nil)?.formatted ?? "")"
+                if verdict == .subscriptionExpired { values["paymentNote"] = PaymentRule.description(verdict, pricing: pricing) }
+            case let verdict:
+                values["paymentNote"] = PaymentRule.description(verdict, pricing: pricing)
+            }
+        }
+        // Stripe's checkout is another origin: the Buy form's redirect must be allowed to go there.
+        let targets: ContentSecurityPolicy.FormTargets = values["buyAction"] != nil
+            ? runtime.config.commerce.stripeCheckoutOrigin.map { .soukThenPayment($0) } ?? .souk : .souk
+        return pages.response("app", values, formTargets: targets)
     }
 
     /// The Install button: a fresh link for the signed-in person, shown for a tap (never redirected to).
@@ -57,9 +77,37 @@ struct AppPagesController<Context: RequestContext> {
         let app = try await availableApp(context)
         guard let session = try await sessions.session(for: request) else { return WebController<Context>.seeOther("/signin") }
         _ = try await sessions.checkedForm(request, session: session, context: context)
+        // An app not paid for gets no install link: the device would only meet a 402.
+        guard try await verdict(app, account: session.account) == .open else { return WebController<Context>.seeOther("/apps/\(app.appleItemId)") }
         let link = try await InstallLinks(runtime: runtime).make(appleItemId: app.appleItemId, email: session.account.email)
         return pages.response("install", ["title": "Install \(app.name)", "marketplace": try await marketplaceName(),
                                           "name": app.name, "link": link.url, "appURL": "/apps/\(app.appleItemId)"])
+    }
+
+    /// The Buy button: an order for the signed-in person through the checkout of `POST
+    /// /api/v1/checkout`, and the browser sent where it is paid (the development processor pays at
+    /// once and sends it back here, where Install now shows).
+    @Sendable func buy(_ request: Request, context: Context) async throws -> Response {
+        let app = try await availableApp(context)
+        guard let session = try await sessions.session(for: request) else { return WebController<Context>.seeOther("/signin") }
+        _ = try await sessions.checkedForm(request, session: session, context: context)
+        let page = "/apps/\(app.appleItemId)"
+        do {
+            switch try await CheckoutService(runtime: runtime).checkout(appleItemId: app.appleItemId, currency: nil, buyer: session.account) {
+            case .order(let order): return WebController<Context>.seeOther(order.url ?? page)
+            case .alreadyOwned, .notForSale: return WebController<Context>.seeOther(page)
+            }
+        } catch is StoreFault {
+            return pages.response("error", ["title": "Payment unavailable", "marketplace": try await marketplaceName(),
+                                            "message": "The payment service cannot be reached right now; nothing was charged. Try again shortly."],
+                                  status: .serviceUnavailable)
+        }
+    }
+
+    /// The payment verdict on `app` for a signed-in person (`PaymentRule` through `AppPayments`).
+    private func verdict(_ app: AppModel, account: AccountModel) async throws -> PaymentVerdict {
+        guard !app.pricing.isFree, let indexed = try await runtime.catalogIndex.apps([app.appleItemId])[app.appleItemId] else { return .open }
+        return try await AppPayments(runtime: runtime).verdict(indexed, account: account)
     }
 
     /// `GET /sitemap.xml`: every app page, for Spotlight.
