@@ -10,7 +10,7 @@ import Testing
     static let email = "souk-verifier@example-project.iam.gserviceaccount.com"
 
     static func http() -> StoreHTTPClient {
-        StoreHTTPClient(retry: StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5), attempts: 2, requestTimeout: .seconds(10)))
+        StoreHTTPClient(retry: StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5), attempts: 2, requestTimeout: .seconds(60)))
     }
 
     @Test func keyFileProblemsAreNotConfiguredWithoutQuotingTheKey() throws {

@@ -53,7 +53,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let faults = StoreFaults()
         try await FakeStoreServer.run(faults: faults, routes: fake.routes) { base in
-            try await body(Rig(fake: fake, faults: faults, clock: clock, base: base, keyPath: keyPath, timeout: .seconds(10)))
+            try await body(Rig(fake: fake, faults: faults, clock: clock, base: base, keyPath: keyPath, timeout: .seconds(60)))
         }
     }
 

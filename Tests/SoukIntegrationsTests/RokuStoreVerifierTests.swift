@@ -19,7 +19,7 @@ import Testing
 
     /// `timeout`: generous by default (a full parallel test run can be slow to answer; a retry would
     /// change what the tests count); the slow-store test passes a short one.
-    static func verifier(_ base: String, key reference: SecretReference? = nil, timeout: Duration = .seconds(10)) throws -> RokuStoreVerifier {
+    static func verifier(_ base: String, key reference: SecretReference? = nil, timeout: Duration = .seconds(60)) throws -> RokuStoreVerifier {
         var endpoints = StoreEndpoints()
         endpoints.rokuBaseURL = base
         endpoints.retry = StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5), attempts: 3, requestTimeout: timeout)

@@ -141,32 +141,10 @@ struct BlobFile: Sendable {
     static var chunkSize: Int { 128 * 1024 }
 
     func response(to request: Request, context: some RequestContext, fileIO: FileIO, cacheControl: String) async throws -> Response {
-        let etag = "\"\(sha256)\""
-        var headers: HTTPFields = [.acceptRanges: "bytes", .eTag: etag, .lastModified: HTTPDate.format(lastModified),
-                                   .contentType: contentType, .cacheControl: cacheControl]
-        let conditions = FileRequestConditions(ifNoneMatch: request.headers[.ifNoneMatch], ifModifiedSince: request.headers[.ifModifiedSince],
-                                               range: request.headers[.range], ifRange: request.headers[.ifRange])
-        let status: HTTPResponse.Status
-        let range: ClosedRange<Int64>?
-        switch conditions.plan(size: size, etag: etag, lastModified: lastModified) {
-        case .notModified:
-            headers[.contentType] = nil
-            return Response(status: .notModified, headers: headers)
-        case .unsatisfiable:
-            throw RangeNotSatisfiable(size: size)
-        case .full:
-            status = .ok
-            range = size > 0 ? 0...(size - 1) : nil
-        case .partial(let bounds):
-            status = .partialContent
-            range = bounds
-            headers[.contentRange] = "bytes \(bounds.lowerBound)-\(bounds.upperBound)/\(size)"
-        }
-        let length = range.map { $0.upperBound - $0.lowerBound + 1 } ?? 0
-        headers[.contentLength] = String(length)
-        guard request.method == .get, let range else {
-            return Response(status: status, headers: headers, body: ResponseBody())
-        }
+        let answer = try FileAnswer(request, size: size, etag: "\"\(sha256)\"", lastModified: lastModified, contentType: contentType,
+                                    cacheControl: cacheControl)
+        guard answer.status != .notModified, request.method == .get, let range = answer.range else { return answer.bodiless }
+        let (status, headers, length) = (answer.status, answer.headers, answer.length)
         let source = try await fileIO.loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context,
                                                chunkLength: Self.chunkSize)
         return Response(status: status, headers: headers, body: ResponseBody(contentLength: Int(length)) { writer in

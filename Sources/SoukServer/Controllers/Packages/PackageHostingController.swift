@@ -54,41 +54,10 @@ struct PackageHostingController<Context: RequestContext> {
               let file = try await files.find(appleItemId: appleItemId, appleVersionId: appleVersionId, path: path) else {
             throw Problem(.notFound, "No such package file.")
         }
-        let etag = "\"\(file.blobSHA256)\""
-        var headers: HTTPFields = [
-            .acceptRanges: "bytes",
-            .eTag: etag,
-            .lastModified: HTTPDate.format(file.lastModified),
-            .contentType: file.contentType,
-            .cacheControl: "public, max-age=300",
-        ]
-        let conditions = FileRequestConditions(
-            ifNoneMatch: request.headers[.ifNoneMatch],
-            ifModifiedSince: request.headers[.ifModifiedSince],
-            range: request.headers[.range],
-            ifRange: request.headers[.ifRange]
-        )
-        let status: HTTPResponse.Status
-        let range: ClosedRange<Int64>?
-        switch conditions.plan(size: file.size, etag: etag, lastModified: file.lastModified) {
-        case .notModified:
-            headers[.contentType] = nil
-            return Response(status: .notModified, headers: headers)
-        case .unsatisfiable:
-            throw RangeNotSatisfiable(size: file.size)
-        case .full:
-            status = .ok
-            range = file.size > 0 ? 0...(file.size - 1) : nil
-        case .partial(let bounds):
-            status = .partialContent
-            range = bounds
-            headers[.contentRange] = "bytes \(bounds.lowerBound)-\(bounds.upperBound)/\(file.size)"
-        }
-        let length = range.map { $0.upperBound - $0.lowerBound + 1 } ?? 0
-        headers[.contentLength] = String(length)
-        guard request.method == .get, let range else {
-            return Response(status: status, headers: headers, body: ResponseBody())
-        }
+        let answer = try FileAnswer(request, size: file.size, etag: "\"\(file.blobSHA256)\"", lastModified: file.lastModified,
+                                    contentType: file.contentType, cacheControl: "public, max-age=300")
+        guard answer.status != .notModified, request.method == .get, let range = answer.range else { return answer.bodiless }
+        let (status, headers, length) = (answer.status, answer.headers, answer.length)
         let counter = metrics.packageBytes
         if file.size <= smallBlobs.maxFileSize {
             let whole = try smallBlobs.bytes(sha256: file.blobSHA256, path: blobs.path(for: file.blobSHA256))
