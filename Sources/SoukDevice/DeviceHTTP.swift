@@ -93,7 +93,7 @@ public final class DeviceHTTP: Sendable {
     /// holding more than one network chunk in memory. `startsAt(offset)` is called once the answer
     /// is known: the file's first `offset` bytes are kept (0 when the server sends it all again);
     /// then `chunk` sees every byte written after them, and `progress(received, total)` follows.
-    public func download(_ url: String, to path: String, expectedSize: Int64?, startsAt: (Int64) throws -> Void,
+    public func download(_ url: String, to path: String, expectedSize: Int64?, headers: [(String, String)] = [], startsAt: (Int64) throws -> Void,
                          chunk: (UnsafeRawBufferPointer) throws -> Void, progress: (Int64, Int64?) -> Void) async throws {
         if !FileManager.default.fileExists(atPath: path) {
             guard FileManager.default.createFile(atPath: path, contents: nil) else { throw DeviceError(.networkError, "cannot create \(path)") }
@@ -112,6 +112,7 @@ public final class DeviceHTTP: Sendable {
             return
         }
         var request = HTTPClientRequest(url: url)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         if have > 0 { request.headers.add(name: "Range", value: "bytes=\(have)-") }
         log("→ GET \(url)\(have > 0 ? "\n    Range: bytes=\(have)-" : "")")
         let response = try await client.execute(request, timeout: .hours(2))

@@ -6,7 +6,7 @@ public struct SoukDeviceCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "souk-device",
         abstract: "A simulated iPhone that installs, restores and updates apps from an alternative marketplace.",
-        subcommands: [Install.self, Restore.self, Updates.self, Licenses.self, Show.self, Conform.self])
+        subcommands: [Install.self, Restore.self, Updates.self, Licenses.self, Show.self, Conform.self, Content.self])
 
     public init() {}
 }
@@ -179,3 +179,55 @@ extension SoukDeviceCommand {
         }
     }
 }
+
+extension SoukDeviceCommand {
+    /// `souk-device content download|cancel`: hosted content of an in-app product (seed 002's download states).
+    struct Content: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Hosted content of in-app products.", subcommands: [Download.self, Cancel.self])
+
+        struct Download: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Download (or resume) a product's hosted content: waiting, active with progress, paused, finished (SHA-256 checked), failed.")
+            @Argument(help: "…/commerce/<app>/content/<productId>[/<contentVersion>]") var url: String
+            @Option(help: "The account's access token (entitled to the product).") var token: String
+            @Option(help: "Folder holding the simulated device (downloads in progress live in its content/).") var state: String = "./souk-device-state"
+            @Option(help: "Where the finished zip goes.") var out: String
+            @Option(help: "Pause once this many bytes are on disk (as an interruption would).") var stopAfterBytes: Int64?
+            @Flag(help: "Print every HTTP exchange.") var verbose = false
+
+            func run() async throws {
+                let http = DeviceHTTP(verbose: verbose)
+                let result: (record: ContentDownload.Record, path: String?)
+                do {
+                    result = try await ContentDownload(http: http, stateFolder: state, say: { DeviceOutput().say($0) })
+                        .run(url, token: token, out: out, stopAfter: stopAfterBytes)
+                    await http.shutdown()
+                } catch let error as DeviceError {
+                    await http.shutdown()
+                    FileHandle.standardError.write(Data("error: \(error.name.rawValue): \(error.message)\n".utf8))
+                    throw ExitCode(1)
+                } catch {
+                    await http.shutdown()
+                    throw error
+                }
+                // Paused (interrupted): exit 2, run again to resume.
+                guard let path = result.path else { throw ExitCode(2) }
+                print(path)
+            }
+        }
+
+        struct Cancel: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Cancel a download in progress: its partial file is removed.")
+            @Argument(help: "…/commerce/<app>/content/<productId>[/<contentVersion>]") var url: String
+            @Option(help: "Folder holding the simulated device.") var state: String = "./souk-device-state"
+
+            func run() async throws {
+                let http = DeviceHTTP(verbose: false)
+                let cancelled = try ContentDownload(http: http, stateFolder: state, say: { DeviceOutput().say($0) }).cancel(url, version: nil)
+                await http.shutdown()
+                if !cancelled { print("No download of \(url) in progress.") }
+            }
+        }
+    }
+}
+
