@@ -15,10 +15,14 @@ import Testing
 /// (replayed, unpaid, forged), a refund, an outage — each checked against the license answer.
 @Suite struct CheckoutTests {
     static let device = "a1b2c3d4e5f60718"
+    static let marketplace = CommerceCatalog(
+        app: AppPricing.marketplaceApp, entitlements: [EntitlementDefinition(id: "member", title: "Member")],
+        products: [ProductDefinition(id: "member.monthly", type: .autoRenewable, group: "membership", level: 1, period: ISODuration(months: 1),
+                                     prices: [Price(currency: "USD", amount: 499)], entitlements: ["member"])])
 
     static func prepare(_ runtime: SoukRuntime, _ paths: ServerFixture.StorePaths) async throws {
         try await AppDataTests.prepare(runtime, paths)
-        _ = try await runtime.commerceCatalogs.apply(AppPaymentTests.marketplace)
+        _ = try await runtime.commerceCatalogs.apply(Self.marketplace)
         try await runtime.catalog.setPricing(appleItemId: 1, prices: [Price(currency: "USD", amount: 299), Price(currency: "EUR", amount: 279)],
                                              requiresEntitlement: nil)
         try await runtime.catalog.setPricing(appleItemId: 2, prices: nil, requiresEntitlement: .some("member"))
@@ -65,7 +69,18 @@ import Testing
             #expect(try await Self.buy(client, #"{"appleItemId": "4"}"#, token: token).status == .conflict)
             #expect(try await Self.buy(client, #"{"appleItemId": "2"}"#, token: token).status == .unprocessableContent)
             #expect(try await Self.buy(client, #"{"appleItemId": "77"}"#, token: token).status == .notFound)
-            #expect(try await Self.buy(client, #"{"productId": "member.monthly"}"#, token: token).status == .badRequest)
+            // A membership plan (development processor: no money): its apps open at once, and again is 409.
+            #expect(try await licensing.request(device: Self.device, apps: [(2, 201)], token: token).status.code == 402)
+            let joined = try await Self.buy(client, #"{"productId": "member.monthly"}"#, token: token)
+            #expect(joined.status == .created)
+            #expect(try Self.json(joined)["url"] as? String == "https://souk.test/account")
+            #expect(try await licensing.licenses(in: try await licensing.request(device: Self.device, apps: [(2, 201)], token: token)).licenses.count == 1)
+            #expect(try await Self.buy(client, #"{"productId": "member.monthly"}"#, token: token).status == .conflict)
+            #expect(try await Self.buy(client, #"{"productId": "member.yearly"}"#, token: token).status == .notFound)
+            #expect(try await Self.buy(client, #"{"productId": "member.monthly", "appleItemId": "1"}"#, token: token).status == .badRequest)
+            let receipts = try await client.execute(uri: "/api/v1/purchases", method: .get, headers: [.authorization: "Bearer \(token)"])
+            let kinds = try #require(try JSONSerialization.jsonObject(with: Data(buffer: receipts.body)) as? [[String: Any]]).map { $0["kind"] as? String }
+            #expect(kinds.filter { $0 == "purchase" }.count == 2)
             #expect(try await Self.buy(client, #"{}"#, token: token).status == .badRequest)
         }
     }

@@ -68,6 +68,8 @@ struct CheckoutService: Sendable {
 
     enum Outcome: Sendable {
         case order(MarketplaceOrder)
+        /// A membership plan subscribed to (development processor: paid at once).
+        case subscription(MarketplaceSubscription)
         case alreadyOwned
         /// Not for sale on its own (free, or only included with a membership).
         case notForSale(String)
@@ -90,5 +92,31 @@ struct CheckoutService: Sendable {
         try await orders.attach(order.id, processorRef: started.ref, url: started.url)
         if started.paidNow { try await orders.markPaid(order.id, amount: order.price.amount) }
         return .order(try await orders.order(order.id) ?? order)
+    }
+
+    /// Subscribing to a membership plan of the marketplace catalog. Only the development processor
+    /// sells plans yet (sandbox accounts and the demo); with Stripe they are not for sale.
+    func subscribe(productId: String, currency: String?, buyer: AccountModel) async throws -> Outcome {
+        guard let marketplace = try await runtime.commerceCatalogs.state(app: AppPricing.marketplaceApp),
+              let product = marketplace.catalog.products.first(where: { $0.id == productId }) else {
+            throw CatalogError.notFound("plan \(productId)")
+        }
+        guard product.type == .autoRenewable, product.period != nil, let price = product.prices.first(where: { $0.currency == currency?.uppercased() })
+                ?? product.prices.first else {
+            return .notForSale("\(productId) is not a membership plan with a price.")
+        }
+        let processor: any PaymentProcessor = buyer.sandbox ? development : self.processor
+        guard processor.name == development.name else {
+            return .notForSale("Membership plans cannot be bought through \(processor.name) yet.")
+        }
+        let accountID = try buyer.requireID()
+        let subscriptions = MarketplaceSubscriptionStore(purchases: runtime.purchases)
+        if try await subscriptions.subscriptions(account: accountID).contains(where: {
+            $0.productId == productId && ($0.state == .active || $0.state == .gracePeriod) && $0.expiresAt > Date()
+        }) {
+            return .alreadyOwned
+        }
+        return .subscription(try await subscriptions.start(account: accountID, product: product, price: price, sandbox: buyer.sandbox,
+                                                           processor: processor.name))
     }
 }

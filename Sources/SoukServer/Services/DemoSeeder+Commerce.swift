@@ -1,5 +1,6 @@
 import Foundation
 import SoukCore
+import SoukStore
 
 extension DemoSeeder {
     /// The demo app that sells in-app products (Souk Studio Pro), one product of each type.
@@ -38,8 +39,29 @@ extension DemoSeeder {
             ])
     }
 
-    /// Applies the demo product catalog (idempotent: an unchanged catalog is left as it is).
-    func seedCommerceCatalog() async throws {
+    /// The marketplace's own catalog: a monthly membership plan (bought through checkout; the
+    /// development processor takes no money).
+    static var marketplaceCatalog: CommerceCatalog {
+        CommerceCatalog(app: AppPricing.marketplaceApp, allowSandbox: true,
+                        entitlements: [EntitlementDefinition(id: "member", title: "Souk Membership")],
+                        products: [ProductDefinition(id: "member.monthly", type: .autoRenewable, group: "membership", level: 1,
+                                                     period: ISODuration(months: 1), title: ["en-US": "Souk Membership"],
+                                                     description: ["en-US": "Every member app, billed monthly"],
+                                                     prices: [Price(currency: "USD", amount: 499), Price(currency: "EUR", amount: 499)],
+                                                     entitlements: ["member"])])
+    }
+
+    /// Applies the demo product catalogs (idempotent: an unchanged catalog is left as it is) and
+    /// gives the brush pack hosted content (a zip only its buyers download).
+    func seedCommerceCatalog(workFolder: String) async throws {
         _ = try await runtime.commerceCatalogs.apply(Self.commerceCatalog)
+        _ = try await runtime.commerceCatalogs.apply(Self.marketplaceCatalog)
+        let package = workFolder + "/content-brushes"
+        try FileManager.default.createDirectory(atPath: package + "/Contents", withIntermediateDirectories: true)
+        try PropertyListSerialization.data(fromPropertyList: ["ContentVersion": "1.0", "IAPProductIdentifier": "studio.brushes"],
+                                           format: .xml, options: 0).write(to: URL(fileURLWithPath: package + "/ContentInfo.plist"))
+        try Data("Twelve demo brushes.\n".utf8).write(to: URL(fileURLWithPath: package + "/Contents/brushes.txt"))
+        _ = try await HostedContentStore(database: runtime.database, blobs: runtime.blobs, workArea: runtime.config.workDir)
+            .importPackage(at: package, app: Self.commerceApp)
     }
 }

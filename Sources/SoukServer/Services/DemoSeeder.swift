@@ -63,6 +63,8 @@ public struct DemoSeeder {
                     lines.append("  demo app     \(app.name) (\(app.access.rawValue)\(price))  \(publicURL)/packages/\(app.appleItemId)/\(latest)/manifest.json")
                 }
                 lines.append("  demo catalog \(DemoSeeder.commerceApp) in-app products  \(publicURL)/commerce/\(DemoSeeder.commerceApp)/products")
+                lines.append("  demo content studio.brushes (hosted, for its buyers)  \(publicURL)/commerce/\(DemoSeeder.commerceApp)/content/studio.brushes/manifest.json")
+                lines.append("  demo plan    member.monthly (POST /api/v1/checkout {\"productId\": \"member.monthly\"})")
                 return lines
             }
         }
@@ -97,7 +99,7 @@ public struct DemoSeeder {
                 _ = try await runtime.importer.importPackage(at: folder, releaseDate: released)
             }
         }
-        try await seedCommerceCatalog()
+        try await seedCommerceCatalog(workFolder: workFolder)
         guard try await AccountModel.find(email: Self.demoEmail, on: runtime.database.db) == nil else {
             return .seeded(password: nil)
         }

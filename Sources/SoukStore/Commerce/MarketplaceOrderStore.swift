@@ -120,6 +120,14 @@ public struct MarketplaceOrderStore: Sendable {
             """).all().map(Self.decode)
     }
 
+    /// Deletes the account's sandbox orders (of one app, or all): `souk sandbox clear`. Returns how many.
+    public func clear(account: UUID, appleItemId: UInt64?) async throws -> Int {
+        var query = database.sql.delete(from: "marketplace_orders").where("account_id", .equal, account)
+            .where("environment", .equal, CommerceEnvironment.sandbox.rawValue)
+        if let appleItemId { query = query.where("apple_item_id", .equal, AppleIDColumn.store(appleItemId)) }
+        return try await query.returning("id").all().count
+    }
+
     static func decode(_ row: any SQLRow) throws -> MarketplaceOrder {
         MarketplaceOrder(
             id: try row.decode(column: "id", as: UUID.self), accountId: try row.decode(column: "account_id", as: UUID.self),

@@ -46,7 +46,7 @@ public struct PurchaseStore: Sendable {
             entitlement_id FROM entitlement_grants
             WHERE account_id = \(bind: account) AND app = \(bind: app) AND revoked_at IS NULL
             """).all()
-        return try rows.compactMap { row in
+        var records: [PurchaseRecord] = try rows.compactMap { row in
             guard let type = ProductType(rawValue: try row.decode(column: "product_type", as: String.self)),
                   let environment = try row.decode(column: "environment", as: String?.self).flatMap(CommerceEnvironment.init(rawValue:)),
                   let purchaseDate = try row.decode(column: "purchase_date", as: Date?.self) else { return nil }
@@ -59,6 +59,11 @@ public struct PurchaseStore: Sendable {
                                   graceExpiresDate: try row.decode(column: "grace_expires_at", as: Date?.self),
                                   grantedEntitlement: try row.decode(column: "granted_entitlement", as: String?.self))
         }
+        // The marketplace's own membership plans count with its purchases.
+        if app == AppPricing.marketplaceApp {
+            records += try await MarketplaceSubscriptionStore.subscriptions(account: account, on: sql).map(\.record)
+        }
+        return records
     }
 
     /// One payment, or nil.

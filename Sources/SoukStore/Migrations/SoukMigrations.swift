@@ -49,5 +49,7 @@ enum SoukMigrations {
         AddAppPricing(),
         // 012: the marketplace's own sales (issue 13)
         CreateMarketplaceOrders(),
+        // 013: membership plans and the sandbox clock (issue 13)
+        CreateMarketplaceSubscriptions(),
     ]
 }

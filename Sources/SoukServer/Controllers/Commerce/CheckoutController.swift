@@ -49,6 +49,23 @@ struct CheckoutController<Context: RequestContext> {
                                                           "date": RFC3339.format(refundedAt)]) { $1 }))
             }
         }
+        for subscription in try await MarketplaceSubscriptionStore(purchases: checkout.runtime.purchases).subscriptions(account: identity.accountID) {
+            let base: [String: Any] = ["productId": subscription.productId, "currency": subscription.price.currency,
+                                       "environment": subscription.environment.rawValue, "amount": subscription.price.amount]
+            // Periods run back to back from the first: the first is the purchase, each later one a renewal.
+            var start = subscription.expiresAt
+            var starts: [Date] = []
+            for _ in 0...subscription.renewals {
+                start = start.addingTimeInterval(-subscription.length(from: start))
+                starts.insert(start, at: 0)
+            }
+            for (index, date) in starts.enumerated() {
+                entries.append((date, base.merging(["kind": index == 0 ? "purchase" : "renewal", "date": RFC3339.format(date)]) { $1 }))
+            }
+            if let revokedAt = subscription.revokedAt {
+                entries.append((revokedAt, base.merging(["kind": "refund", "amount": -subscription.price.amount, "date": RFC3339.format(revokedAt)]) { $1 }))
+            }
+        }
         return .json(entries.sorted { $0.date > $1.date }.map(\.entry), cacheControl: "no-store")
     }
 
@@ -64,14 +81,20 @@ struct CheckoutController<Context: RequestContext> {
             throw BearerChallenge(status: .forbidden, realm: bearer.realm)
         }
         let body = try JSONDecoder().decode(CheckoutRequest.self, from: Data(buffer: try await request.collectBody(upTo: Self.maxBody)))
-        if body.productId != nil {
-            throw Problem(.badRequest, "Membership plans cannot be bought through checkout yet; give appleItemId.")
-        }
-        guard let text = body.appleItemId, let appleItemId = AppleID.parse(text) else {
-            throw Problem(.badRequest, "appleItemId is required: the AppleItemID of the app to buy.")
-        }
+        let outcome: CheckoutService.Outcome
         do {
-            switch try await checkout.checkout(appleItemId: appleItemId, currency: body.currency, buyer: buyer) {
+            if let productId = body.productId, body.appleItemId == nil {
+                outcome = try await checkout.subscribe(productId: productId, currency: body.currency, buyer: buyer)
+            } else {
+                guard let text = body.appleItemId, body.productId == nil, let appleItemId = AppleID.parse(text) else {
+                    throw Problem(.badRequest, "Give appleItemId (an app) or productId (a membership plan), not both.")
+                }
+                outcome = try await checkout.checkout(appleItemId: appleItemId, currency: body.currency, buyer: buyer)
+            }
+            switch outcome {
+            case .subscription(let subscription):
+                return .json(["url": "\(checkout.runtime.config.publicURL)/account", "orderId": subscription.id.uuidString.lowercased()],
+                             status: .created, cacheControl: "no-store")
             case .alreadyOwned:
                 throw Problem(.conflict, "This account already has this app.", type: "urn:souk:problem:already-owned")
             case .notForSale(let detail):
@@ -79,8 +102,8 @@ struct CheckoutController<Context: RequestContext> {
             case .order(let order):
                 return .json(["url": order.url ?? "", "orderId": order.id.uuidString.lowercased()], status: .created, cacheControl: "no-store")
             }
-        } catch CatalogError.notFound {
-            throw Problem(.notFound, "No app \(appleItemId) is for sale here.")
+        } catch CatalogError.notFound(let what) {
+            throw Problem(.notFound, "No \(what) is for sale here.")
         } catch let refused as StripeRequestError {
             context.logger.error("Stripe refused a checkout", metadata: ["status": "\(refused.status)", "code": "\(refused.code ?? "-")"])
             throw Problem(.badGateway, "The payment processor refused to start the checkout. Try again later.")

@@ -95,7 +95,7 @@ struct AppPagesController<Context: RequestContext> {
         do {
             switch try await CheckoutService(runtime: runtime).checkout(appleItemId: app.appleItemId, currency: nil, buyer: session.account) {
             case .order(let order): return WebController<Context>.seeOther(order.url ?? page)
-            case .alreadyOwned, .notForSale: return WebController<Context>.seeOther(page)
+            case .alreadyOwned, .notForSale, .subscription: return WebController<Context>.seeOther(page)
             }
         } catch is StoreFault {
             return pages.response("error", ["title": "Payment unavailable", "marketplace": try await marketplaceName(),
