@@ -79,7 +79,8 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                     sessions: sessions, keys: runtime.keys, signingKeys: runtime.installVerificationKeys, pages: pages)
         .addRoutes(to: router)
     WebController(config: runtime.config, catalog: runtime.catalog, tokens: runtime.tokens, sessions: sessions,
-                  passwords: passwords, keys: runtime.keys, pages: pages, licenses: LicenseStore(database: runtime.database))
+                  passwords: passwords, keys: runtime.keys, pages: pages, licenses: LicenseStore(database: runtime.database),
+                  orders: MarketplaceOrderStore(database: runtime.database), subscriptions: MarketplaceSubscriptionStore(purchases: runtime.purchases))
         .addRoutes(to: router)
     AccountAPIController(bearer: bearer, catalog: runtime.catalog).addRoutes(to: router)
     AppPagesController(runtime: runtime, sessions: sessions, pages: pages).addRoutes(to: router)

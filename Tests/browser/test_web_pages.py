@@ -126,3 +126,7 @@ def test_a_paid_app_is_bought_from_its_page_then_installed(browsers, server):
     link = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "a.install"), "the install page of the bought app")[0]
     assert link.get_attribute("href").startswith("marketplace-kit://install?")
     check_page(driver, browsers, "paid-app-install")
+    driver.get(f"{server.base}/account")
+    purchases = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "li") if "Souk Sketch" in item.text]
+    assert purchases and "2.99 USD" in purchases[0] and "bought" in purchases[0], purchases
+    check_page(driver, browsers, "account-with-purchase")

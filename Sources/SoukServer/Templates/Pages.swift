@@ -93,6 +93,10 @@ struct Pages: Sendable {
             {{/devices}}</ul>
             {{#hasDevices}}<form method="post" action="/account/devices/sign-out"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
             <button type="submit">Sign out all devices</button></form>{{/hasDevices}}
+            <h2>Purchases</h2>
+            {{^purchases}}<p class="hint">Nothing bought yet.</p>{{/purchases}}
+            <ul>{{#purchases}}<li><strong>{{item}}</strong> · {{price}} · {{status}}</li>
+            {{/purchases}}</ul>
             <h2>Active installs</h2>
             <p class="hint">{{installCount}} device(s) with a live app license{{#deviceLimit}}, of at most {{deviceLimit}}{{/deviceLimit}}.</p>
             <ul>{{#installs}}

@@ -14,6 +14,9 @@ struct WebController<Context: RequestContext> {
     let keys: SoukKeys
     let pages: Pages
     let licenses: LicenseStore
+    /// What the person bought from the marketplace (the account page's Purchases).
+    let orders: MarketplaceOrderStore
+    let subscriptions: MarketplaceSubscriptionStore
 
     /// Double-submit CSRF cookie for the signed-out forms (sign in, sign up).
     static var formCookie: String { "souk_form" }
@@ -85,6 +88,30 @@ struct WebController<Context: RequestContext> {
 
     // MARK: Signed in
 
+    /// The Purchases list: apps bought (paid or refunded) and membership plans, newest first.
+    func purchaseLines(_ accountID: UUID) async throws -> [[String: String]] {
+        var lines: [(date: Date, line: [String: String])] = []
+        for order in try await orders.orders(account: accountID) where order.status == .paid || order.status == .refunded {
+            let name = (try? await catalog.app(appleItemId: order.appleItemId).name) ?? "App \(order.appleItemId)"
+            let price = Price(currency: order.price.currency, amount: order.amountPaid ?? order.price.amount).formatted
+            let status = order.status == .refunded ? "refunded \(order.refundedAt.map(Self.format) ?? "")" : "bought \(order.paidAt.map(Self.format) ?? "")"
+            lines.append((order.paidAt ?? order.createdAt, ["item": name, "price": price, "status": status]))
+        }
+        for plan in try await subscriptions.subscriptions(account: accountID) {
+            let status: String = switch plan.state {
+            case .active where plan.willRenew: "renews \(Self.format(plan.expiresAt))"
+            case .active, .cancelled: "ends \(Self.format(plan.expiresAt))"
+            case .gracePeriod: "payment failed; access until \(plan.graceExpiresAt.map(Self.format) ?? "")"
+            case .billingRetry: "payment failed"
+            case .revoked: "refunded"
+            case .expired, .paused: "ended \(Self.format(plan.expiresAt))"
+            }
+            lines.append((plan.startedAt, ["item": plan.productId + (plan.sandbox ? " (sandbox)" : ""), "price": plan.price.formatted + " a period",
+                                           "status": status]))
+        }
+        return lines.sorted { $0.date > $1.date }.map(\.line)
+    }
+
     @Sendable func account(_ request: Request, context: Context) async throws -> Response {
         guard let session = try await sessions.session(for: request) else { return Self.seeOther("/signin") }
         let accountID = try session.account.requireID()
@@ -106,6 +133,7 @@ struct WebController<Context: RequestContext> {
                  "lastUsed": device.lastUsedAt.map(Self.format) ?? "never", "csrfToken": session.csrfToken]
             },
         ]
+        values["purchases"] = try await purchaseLines(accountID)
         if request.uri.queryParameters["signed-out"] != nil { values["notice"] = "Signed out." }
         if request.uri.queryParameters["released"] != nil { values["notice"] = "Device released: its app licenses end at their next renewal." }
         return pages.response("account", values)
