@@ -23,11 +23,19 @@ struct DeviceOptions: ParsableArguments {
     func run<T>(_ body: (Device) async throws -> T) async throws -> T {
         if let platform, !["ios", "ipados"].contains(platform.lowercased()) { throw ValidationError("--platform must be iOS or iPadOS") }
         let store = DeviceStore(folder: state)
-        let http = DeviceHTTP(verbose: verbose)
-        do {
+        return try await Self.withHTTP(verbose: verbose) { http in
             let device = Device(store: store, state: try store.load(platform: platform, osVersion: os, model: model), http: http, output: DeviceOutput())
             let result = try await body(device)
             try device.save()
+            return result
+        }
+    }
+
+    /// Runs `body` with an HTTP client that is shut down afterwards; a fault prints its iOS name and exits 1.
+    static func withHTTP<T>(verbose: Bool, _ body: (DeviceHTTP) async throws -> T) async throws -> T {
+        let http = DeviceHTTP(verbose: verbose)
+        do {
+            let result = try await body(http)
             await http.shutdown()
             return result
         } catch let error as DeviceError {
@@ -196,19 +204,9 @@ extension SoukDeviceCommand {
             @Flag(help: "Print every HTTP exchange.") var verbose = false
 
             func run() async throws {
-                let http = DeviceHTTP(verbose: verbose)
-                let result: (record: ContentDownload.Record, path: String?)
-                do {
-                    result = try await ContentDownload(http: http, stateFolder: state, say: { DeviceOutput().say($0) })
+                let result = try await DeviceOptions.withHTTP(verbose: verbose) { http in
+                    try await ContentDownload(http: http, stateFolder: state, say: { DeviceOutput().say($0) })
                         .run(url, token: token, out: out, stopAfter: stopAfterBytes)
-                    await http.shutdown()
-                } catch let error as DeviceError {
-                    await http.shutdown()
-                    FileHandle.standardError.write(Data("error: \(error.name.rawValue): \(error.message)\n".utf8))
-                    throw ExitCode(1)
-                } catch {
-                    await http.shutdown()
-                    throw error
                 }
                 // Paused (interrupted): exit 2, run again to resume.
                 guard let path = result.path else { throw ExitCode(2) }
