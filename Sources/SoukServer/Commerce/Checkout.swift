@@ -28,6 +28,14 @@ struct StripeProcessor: PaymentProcessor {
     let client: StripeClient
     let publicURL: String
 
+    /// A plan's period as Stripe bills it (`month` × 1 …); nil for a period of mixed units.
+    static func interval(_ period: ISODuration?) -> (unit: String, count: Int)? {
+        guard let period else { return nil }
+        let parts = [("year", period.years), ("month", period.months), ("week", period.weeks), ("day", period.days)].filter { $0.1 > 0 }
+        guard parts.count == 1, let only = parts.first else { return nil }
+        return (only.0, only.1)
+    }
+
     func start(_ order: MarketplaceOrder, app: AppModel, buyer: AccountModel) async throws -> (url: String, ref: String, paidNow: Bool) {
         let page = "\(publicURL)/apps/\(app.appleItemId)"
         let session = try await client.createCheckoutSession(StripeCheckoutRequest(
@@ -106,17 +114,33 @@ struct CheckoutService: Sendable {
             return .notForSale("\(productId) is not a membership plan with a price.")
         }
         let processor: any PaymentProcessor = buyer.sandbox ? development : self.processor
-        guard processor.name == development.name else {
-            return .notForSale("Membership plans cannot be bought through \(processor.name) yet.")
-        }
         let accountID = try buyer.requireID()
         let subscriptions = MarketplaceSubscriptionStore(purchases: runtime.purchases)
-        if try await subscriptions.subscriptions(account: accountID).contains(where: {
-            $0.productId == productId && ($0.state == .active || $0.state == .gracePeriod) && $0.expiresAt > Date()
-        }) {
+        let held = try await subscriptions.subscriptions(account: accountID).filter { $0.productId == productId }
+        if held.contains(where: { !$0.pending && ($0.state == .active || $0.state == .gracePeriod) && $0.expiresAt > Date() }) {
             return .alreadyOwned
         }
-        return .subscription(try await subscriptions.start(account: accountID, product: product, price: price, sandbox: buyer.sandbox,
-                                                           processor: processor.name))
+        guard let stripe = processor as? StripeProcessor else {
+            return .subscription(try await subscriptions.start(account: accountID, product: product, price: price, sandbox: buyer.sandbox,
+                                                               processor: processor.name))
+        }
+        // Stripe: asking again while the checkout is open answers the same one.
+        if let open = held.first(where: { $0.pending && $0.checkoutURL != nil }) { return .subscription(open) }
+        guard let interval = StripeProcessor.interval(product.period) else {
+            return .notForSale("\(productId)'s period cannot be billed by Stripe (one unit: days, weeks, months or years).")
+        }
+        var started = try await subscriptions.start(account: accountID, product: product, price: price, sandbox: false, processor: stripe.name,
+                                                    pending: true)
+        let session = try await stripe.client.createCheckoutSession(StripeCheckoutRequest(
+            mode: .subscription,
+            lineItems: [StripeLineItem(name: product.title["en-US"] ?? product.id, currency: price.currency.lowercased(), unitAmount: price.amount,
+                                       recurringInterval: interval.unit, recurringIntervalCount: interval.count)],
+            successURL: "\(runtime.config.publicURL)/account?checkout=paid", cancelURL: "\(runtime.config.publicURL)/account?checkout=cancelled",
+            clientReferenceId: started.id.uuidString.lowercased(), customerEmail: buyer.email,
+            metadata: ["souk_subscription": started.id.uuidString.lowercased()]), idempotencyKey: started.id.uuidString.lowercased())
+        guard let url = session.url else { throw StoreFault(.unavailable, "Stripe created a Checkout Session without a URL.") }
+        try await subscriptions.attachCheckout(started.id, sessionId: session.id, url: url)
+        started.checkoutURL = url
+        return .subscription(started)
     }
 }

@@ -20,6 +20,10 @@ public struct MarketplaceSubscription: Sendable, Equatable {
     public var failNext: String?
     public var graceExpiresAt: Date?
     public var revokedAt: Date?
+    /// Started at a payment processor and not paid yet (Stripe): opens nothing.
+    public var pending = false
+    /// Where the buyer pays a pending one (Stripe Checkout).
+    public var checkoutURL: String?
 
     /// How long one period lasts: Apple's accelerated sandbox length, or the plan's own.
     public func length(from start: Date) -> TimeInterval {
@@ -48,16 +52,18 @@ public struct MarketplaceSubscriptionStore: Sendable {
 
     static let app = AppPricing.marketplaceApp
     static let columns = "id, account_id, product_id, environment, processor, currency, amount, period, sandbox, started_at, expires_at, renewals, " +
-        "will_renew, state, fail_next, grace_expires_at, revoked_at"
+        "will_renew, state, fail_next, grace_expires_at, revoked_at, pending, checkout_url"
 
     /// A new subscription, paid for its first period from now.
-    public func start(account: UUID, product: ProductDefinition, price: Price, sandbox: Bool, processor: String) async throws -> MarketplaceSubscription {
+    /// `pending`: started at a processor that has not been paid yet (Stripe Checkout).
+    public func start(account: UUID, product: ProductDefinition, price: Price, sandbox: Bool, processor: String,
+                      pending: Bool = false) async throws -> MarketplaceSubscription {
         guard let period = product.period else { throw PurchaseStoreError("\(product.id) has no period: it is not a subscription plan") }
         let at = purchases.now()
         let id = UUID()
         var subscription = MarketplaceSubscription(
             id: id, accountId: account, productId: product.id, environment: sandbox ? .sandbox : .production, processor: processor, price: price,
-            period: period, sandbox: sandbox, startedAt: at, expiresAt: at, renewals: 0, willRenew: true, state: .active)
+            period: period, sandbox: sandbox, startedAt: at, expiresAt: at, renewals: 0, willRenew: true, state: .active, pending: pending)
         subscription.expiresAt = at.addingTimeInterval(subscription.length(from: at))
         let row = subscription
         try await purchases.write(app: Self.app, key: "msub:\(account.uuidString)") { sql, changes in
@@ -66,7 +72,7 @@ public struct MarketplaceSubscriptionStore: Sendable {
                 VALUES (\(bind: row.id), \(bind: row.accountId), \(bind: row.productId), \(bind: row.environment.rawValue), \(bind: row.processor),
                 \(bind: row.price.currency), \(bind: Int64(row.price.amount)), \(bind: row.period.description), \(bind: row.sandbox),
                 \(bind: row.startedAt), \(bind: row.expiresAt), \(bind: 0), \(bind: true), \(bind: SubscriptionState.active.rawValue),
-                \(bind: String?.none), \(bind: Date?.none), \(bind: Date?.none), \(bind: at), \(bind: at))
+                \(bind: String?.none), \(bind: Date?.none), \(bind: Date?.none), \(bind: row.pending), \(bind: String?.none), \(bind: at), \(bind: at))
                 """).run()
             changes.accounts.insert(account)
         }
@@ -234,6 +240,7 @@ public struct MarketplaceSubscriptionStore: Sendable {
             willRenew: try row.decode(column: "will_renew", as: Bool.self),
             state: SubscriptionState(rawValue: try row.decode(column: "state", as: String.self)) ?? .expired,
             failNext: try row.decode(column: "fail_next", as: String?.self),
-            graceExpiresAt: try row.decode(column: "grace_expires_at", as: Date?.self), revokedAt: try row.decode(column: "revoked_at", as: Date?.self))
+            graceExpiresAt: try row.decode(column: "grace_expires_at", as: Date?.self), revokedAt: try row.decode(column: "revoked_at", as: Date?.self),
+            pending: try row.decode(column: "pending", as: Bool?.self) ?? false, checkoutURL: try row.decode(column: "checkout_url", as: String?.self))
     }
 }

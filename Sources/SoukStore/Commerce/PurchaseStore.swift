@@ -61,7 +61,7 @@ public struct PurchaseStore: Sendable {
         }
         // The marketplace's own membership plans count with its purchases.
         if app == AppPricing.marketplaceApp {
-            records += try await MarketplaceSubscriptionStore.subscriptions(account: account, on: sql).map(\.record)
+            records += try await MarketplaceSubscriptionStore.subscriptions(account: account, on: sql).filter { !$0.pending }.map(\.record)
         }
         return records
     }

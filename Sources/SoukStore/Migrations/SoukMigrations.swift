@@ -51,5 +51,7 @@ enum SoukMigrations {
         CreateMarketplaceOrders(),
         // 013: membership plans and the sandbox clock (issue 13)
         CreateMarketplaceSubscriptions(),
+        // 014: membership plans through Stripe (issue 13)
+        UpdateMarketplaceSubscriptionsAddStripe(),
     ]
 }

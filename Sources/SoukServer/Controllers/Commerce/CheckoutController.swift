@@ -93,8 +93,8 @@ struct CheckoutController<Context: RequestContext> {
             }
             switch outcome {
             case .subscription(let subscription):
-                return .json(["url": "\(checkout.runtime.config.publicURL)/account", "orderId": subscription.id.uuidString.lowercased()],
-                             status: .created, cacheControl: "no-store")
+                return .json(["url": subscription.checkoutURL ?? "\(checkout.runtime.config.publicURL)/account",
+                              "orderId": subscription.id.uuidString.lowercased()], status: .created, cacheControl: "no-store")
             case .alreadyOwned:
                 throw Problem(.conflict, "This account already has this app.", type: "urn:souk:problem:already-owned")
             case .notForSale(let detail):
@@ -129,8 +129,35 @@ struct CheckoutController<Context: RequestContext> {
             throw Problem(.badRequest, refusal.description)
         }
         let orders = checkout.orders
+        let plans = MarketplaceSubscriptionStore(purchases: checkout.runtime.purchases)
         var outcome = "ignored"
         switch event.type {
+        case "checkout.session.completed" where (try? event.checkoutSession())?.mode == "subscription":
+            let session = try event.checkoutSession()
+            if session.isPaid, try await plans.apply(.paid(sessionId: session.id, stripeSubscription: session.subscription)) {
+                outcome = "subscribed"
+            } else {
+                outcome = "nothing to do"
+            }
+        case "invoice.paid":
+            let invoice = try event.invoice()
+            if let subscription = invoice.subscription,
+               try await plans.apply(.invoicePaid(stripeSubscription: subscription, periodEnd: invoice.periodEnd,
+                                                  renewal: invoice.billingReason == "subscription_cycle")) {
+                outcome = "paid until \(invoice.periodEnd.map(RFC3339.format) ?? "-")"
+            }
+        case "invoice.payment_failed":
+            if let subscription = try event.invoice().subscription, try await plans.apply(.paymentFailed(stripeSubscription: subscription)) {
+                outcome = "billing retry"
+            }
+        case "customer.subscription.updated":
+            let subscription = try event.subscription()
+            let ended = ["canceled", "unpaid", "incomplete_expired"].contains(subscription.status)
+            if try await plans.apply(.updated(stripeSubscription: subscription.id, cancelAtPeriodEnd: subscription.cancelAtPeriodEnd, ended: ended)) {
+                outcome = "updated"
+            }
+        case "customer.subscription.deleted":
+            if try await plans.apply(.deleted(stripeSubscription: try event.subscription().id)) { outcome = "ended" }
         case "checkout.session.completed":
             let session = try event.checkoutSession()
             if session.isPaid, let order = try await orders.order(processor: "stripe", ref: session.id) {
