@@ -161,12 +161,27 @@ import Testing
         #expect(try await deliver(completedPlan).status == .ok)
         #expect(try await licensing.licenses(in: try await licensing.request(device: Self.device, apps: [(2, 201)], token: token)).licenses.count == 1)
         let subscription = try #require(stripe.subscriptionId(forSession: planSession))
-        #expect(try await deliver(try stripe.invoicePaid(subscription: subscription)).status == .ok)
+        let invoicePaid = try stripe.invoicePaid(subscription: subscription)
+        #expect(try await deliver(invoicePaid).status == .ok)
+        #expect(try await deliver(invoicePaid).status == .ok)  // replayed: charged once
+        let invoiceObject = (try JSONSerialization.jsonObject(with: Data(invoicePaid)) as? [String: Any]).flatMap { $0["data"] as? [String: Any] }?["object"]
+        let invoiceId = try #require((invoiceObject as? [String: Any])?["id"] as? String)
+        let planReceipts = try #require(try JSONSerialization.jsonObject(with: Data(buffer: try await client.execute(
+            uri: "/api/v1/purchases", method: .get, headers: [.authorization: "Bearer \(token)"]).body)) as? [[String: Any]])
+            .filter { $0["productId"] as? String == "member.monthly" }
+        #expect(planReceipts.count == 1 && (planReceipts.first?["amount"] as? Int).map { $0 > 0 } == true)
         #expect(try await deliver(try stripe.invoicePaymentFailed(subscription: subscription)).status == .ok)
         #expect(try await deliver(try stripe.subscriptionDeleted(subscription)).status == .ok)
         let lapsed = try await licensing.request(device: Self.device, apps: [(2, 201)], token: token)
         #expect(lapsed.status.code == 402)
         #expect(try Self.json(lapsed)["type"] as? String == "urn:souk:problem:subscription-expired")
+        // The plan's invoice refunded: a refund entry, negative.
+        let refund = stripe.event(type: "charge.refunded", object: try JSONValue.parse(Array(#"{"id": "ch_plan", "object": "charge", "amount": 499, "amount_refunded": 499, "currency": "usd", "refunded": true, "invoice": "\#(invoiceId)"}"#.utf8)))
+        #expect(try await deliver(refund).status == .ok)
+        let afterRefund = try #require(try JSONSerialization.jsonObject(with: Data(buffer: try await client.execute(
+            uri: "/api/v1/purchases", method: .get, headers: [.authorization: "Bearer \(token)"]).body)) as? [[String: Any]])
+            .filter { $0["productId"] as? String == "member.monthly" }
+        #expect(afterRefund.contains { $0["kind"] as? String == "refund" && $0["amount"] as? Int == -499 })
         // Stripe down while a new checkout starts: 503, never a verdict.
         faults.down(status: 503)
         let down = try await Self.buy(client, #"{"appleItemId": "1"}"#, token: token)

@@ -53,5 +53,6 @@ enum SoukMigrations {
         CreateMarketplaceSubscriptions(),
         // 014: membership plans through Stripe (issue 13)
         UpdateMarketplaceSubscriptionsAddStripe(),
+        CreateMarketplaceSubscriptionCharges(),
     ]
 }

@@ -49,7 +49,19 @@ struct CheckoutController<Context: RequestContext> {
                                                           "date": RFC3339.format(refundedAt)]) { $1 }))
             }
         }
-        for subscription in try await MarketplaceSubscriptionStore(purchases: checkout.runtime.purchases).subscriptions(account: identity.accountID) {
+        let plans = MarketplaceSubscriptionStore(purchases: checkout.runtime.purchases)
+        // Plans paid through Stripe: each invoice as it charged (and refunds as refunded).
+        let charges = try await plans.charges(account: identity.accountID)
+        let byPlan = Dictionary(grouping: charges, by: \.subscriptionId)
+        for subscription in try await plans.subscriptions(account: identity.accountID) where !subscription.pending {
+            if let charged = byPlan[subscription.id] {
+                for charge in charged {
+                    entries.append((charge.date, ["kind": charge.kind, "productId": subscription.productId, "amount": charge.amount,
+                                                  "currency": charge.currency, "date": RFC3339.format(charge.date),
+                                                  "environment": subscription.environment.rawValue]))
+                }
+                continue
+            }
             let base: [String: Any] = ["productId": subscription.productId, "currency": subscription.price.currency,
                                        "environment": subscription.environment.rawValue, "amount": subscription.price.amount]
             // Periods run back to back from the first: the first is the purchase, each later one a renewal.
@@ -142,7 +154,8 @@ struct CheckoutController<Context: RequestContext> {
         case "invoice.paid":
             let invoice = try event.invoice()
             if let subscription = invoice.subscription,
-               try await plans.apply(.invoicePaid(stripeSubscription: subscription, periodEnd: invoice.periodEnd,
+               try await plans.apply(.invoicePaid(stripeSubscription: subscription, invoice: invoice.id, amount: invoice.amountPaid,
+                                                  currency: invoice.currency ?? "usd", periodEnd: invoice.periodEnd,
                                                   renewal: invoice.billingReason == "subscription_cycle")) {
                 outcome = "paid until \(invoice.periodEnd.map(RFC3339.format) ?? "-")"
             }
@@ -171,6 +184,8 @@ struct CheckoutController<Context: RequestContext> {
             if let paymentIntent = charge.paymentIntent,
                try await orders.refund(processor: "stripe", paymentRef: paymentIntent, amount: charge.amountRefunded) != nil {
                 outcome = "refunded"
+            } else if let invoice = charge.invoice, try await plans.apply(.refunded(invoice: invoice, amount: charge.amountRefunded)) {
+                outcome = "plan refunded"
             }
         default:
             break
