@@ -82,6 +82,11 @@ import Testing
             let kinds = try #require(try JSONSerialization.jsonObject(with: Data(buffer: receipts.body)) as? [[String: Any]]).map { $0["kind"] as? String }
             #expect(kinds.filter { $0 == "purchase" }.count == 2)
             #expect(try await Self.buy(client, #"{}"#, token: token).status == .badRequest)
+            // Bad input: a clear 400, and no order written for it.
+            #expect(try await Self.buy(client, "not json", token: token).status == .badRequest)
+            #expect(try await Self.buy(client, #"{"appleItemId": "one"}"#, token: token).status == .badRequest)
+            let account = try await runtime.catalog.requireAccount(email: "ada@example.com").requireID()
+            #expect(try await MarketplaceOrderStore(database: runtime.database).orders(account: account).count == 1)
         }
     }
 

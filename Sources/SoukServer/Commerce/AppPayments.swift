@@ -39,10 +39,18 @@ struct AppPayments: Sendable {
                                   membership: try await membership(app.pricing.requiresEntitlement, account: account))
     }
 
-    /// The verdict by account id (a bearer's), reading the account only for a paid app.
-    func verdict(_ app: CatalogApp, accountID: UUID?) async throws -> PaymentVerdict {
-        guard !app.pricing.isFree else { return .open }
-        return try await verdict(app, account: try await accountID.asyncMap { try await catalog.account(id: $0) } ?? nil)
+    /// The verdicts on the paid apps among `apps` that `accountID` (a bearer's) may not have, by
+    /// AppleItemID; the account is read once, and only when some app is paid.
+    func unpaid(_ apps: [CatalogApp], accountID: UUID?) async throws -> [UInt64: PaymentVerdict] {
+        let paid = apps.filter { !$0.pricing.isFree }
+        guard !paid.isEmpty else { return [:] }
+        let account = try await accountID.asyncMap { try await catalog.account(id: $0) } ?? nil
+        var verdicts: [UInt64: PaymentVerdict] = [:]
+        for app in paid {
+            let verdict = try await verdict(app, account: account)
+            if verdict != .open { verdicts[app.appleItemId] = verdict }
+        }
+        return verdicts
     }
 
     func membership(_ entitlement: String?, account: AccountModel) async throws -> MembershipState {

@@ -50,12 +50,12 @@ struct AppDataController<Context: RequestContext> {
         }
         // Paid apps on offer the account may not have (free apps cost nothing here): a 402 failure each,
         // and a 402 answer when that is every app asked about.
-        var unpaid: [UInt64: (verdict: PaymentVerdict, app: CatalogApp)] = [:]
-        for (requested, outcome) in zip(parsed.apps, outcomes) {
-            guard case .offer = outcome, let app = found[requested.appleItemId], !app.pricing.isFree else { continue }
-            let verdict = try await payments.verdict(app, accountID: identity?.accountID)
-            if verdict != .open { unpaid[app.appleItemId] = (verdict, app) }
+        let offered = zip(parsed.apps, outcomes).compactMap { requested, outcome -> CatalogApp? in
+            if case .offer = outcome { found[requested.appleItemId] } else { nil }
         }
+        let verdicts = try await payments.unpaid(offered, accountID: identity?.accountID)
+        var unpaid: [UInt64: (verdict: PaymentVerdict, app: CatalogApp)] = [:]
+        for app in offered { if let verdict = verdicts[app.appleItemId] { unpaid[app.appleItemId] = (verdict, app) } }
         if !parsed.apps.isEmpty, parsed.apps.allSatisfy({ unpaid[$0.appleItemId] != nil }), let first = unpaid[parsed.apps[0].appleItemId] {
             throw Problem(HTTPResponse.Status(code: 402, reasonPhrase: "Payment Required"),
                           PaymentRule.description(first.verdict, pricing: first.app.pricing), type: "urn:souk:problem:\(first.verdict.rawValue)",

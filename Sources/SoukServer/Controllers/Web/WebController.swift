@@ -91,8 +91,12 @@ struct WebController<Context: RequestContext> {
     /// The Purchases list: apps bought (paid or refunded) and membership plans, newest first.
     func purchaseLines(_ accountID: UUID) async throws -> [[String: String]] {
         var lines: [(date: Date, line: [String: String])] = []
+        var names: [UInt64: String] = [:]  // one read per app, however many orders name it
         for order in try await orders.orders(account: accountID) where order.status == .paid || order.status == .refunded {
-            let name = (try? await catalog.app(appleItemId: order.appleItemId).name) ?? "App \(order.appleItemId)"
+            if names[order.appleItemId] == nil {
+                names[order.appleItemId] = (try? await catalog.app(appleItemId: order.appleItemId).name) ?? "App \(order.appleItemId)"
+            }
+            let name = names[order.appleItemId] ?? "App \(order.appleItemId)"
             let price = Price(currency: order.price.currency, amount: order.amountPaid ?? order.price.amount).formatted
             let status = order.status == .refunded ? "refunded \(order.refundedAt.map(Self.format) ?? "")" : "bought \(order.paidAt.map(Self.format) ?? "")"
             lines.append((order.paidAt ?? order.createdAt, ["item": name, "price": price, "status": status]))
