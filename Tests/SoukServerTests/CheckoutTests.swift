@@ -12,7 +12,8 @@ import Testing
 /// Buying an app (issue 13 items 3-4), on both databases: `POST /api/v1/checkout` through the
 /// development processor (no money moves) and through Stripe (a local fake that speaks its wire
 /// format and signs its webhooks): the order, the same order while open, the webhook that pays it
-/// (replayed, unpaid, forged), a refund, an outage — each checked against the license answer.
+/// (replayed, unpaid, forged), delayed payment methods, expired sessions, full and partial refunds,
+/// an outage — each checked against the license answer.
 @Suite struct CheckoutTests {
     static let device = "a1b2c3d4e5f60718"
     static let marketplace = CommerceCatalog(
@@ -90,10 +91,10 @@ import Testing
         }
     }
 
-    @Test(arguments: TestBackend.available)
-    func stripeCheckoutIsPaidBySignedWebhooksOnly(backend: TestBackend) async throws {
+    /// The server with Stripe as its processor, against a fake Stripe on a local port.
+    static func withStripe(_ backend: TestBackend, faults: StoreFaults = StoreFaults(),
+                           _ body: @escaping @Sendable (any TestClientProtocol, SoukRuntime, FakeStripe, String) async throws -> Void) async throws {
         let stripe = FakeStripe()
-        let faults = StoreFaults()
         try await FakeStoreServer.run(faults: faults, routes: { stripe.routes($0) }) { stripeURL in
             try await ServerFixture.withRuntime(backend, configure: { config in
                 config.commerce.paymentProcessor = "stripe"
@@ -104,8 +105,226 @@ import Testing
                                                                 requestTimeout: .seconds(2))
             }, prepare: Self.prepare) { client, runtime in
                 try await runtime.catalogIndex.refresh()
-                try await Self.stripeFlow(client, token: try await Self.token(runtime), stripe: stripe, faults: faults, stripeURL: stripeURL)
+                try await body(client, runtime, stripe, stripeURL)
             }
+        }
+    }
+
+    /// Sends a webhook as Stripe signs it.
+    static func deliver(_ client: any TestClientProtocol, _ stripe: FakeStripe, _ payload: [UInt8]) async throws -> TestResponse {
+        try await client.execute(uri: "/webhooks/stripe", method: .post,
+                                 headers: [.contentType: "application/json", HTTPField.Name("Stripe-Signature")!: stripe.signatureHeader(payload)],
+                                 body: ByteBuffer(bytes: payload))
+    }
+
+    /// A checkout started: its order id and the Checkout Session's id.
+    static func checkout(_ client: any TestClientProtocol, _ body: String, token: String, stripeURL: String) async throws -> (order: String, session: String) {
+        let started = try await Self.buy(client, body, token: token)
+        #expect(started.status == .created)
+        let json = try Self.json(started)
+        let url = try #require(json["url"] as? String)
+        #expect(url.hasPrefix(stripeURL + "/pay/"))
+        return (try #require(json["orderId"] as? String), String(url.dropFirst((stripeURL + "/pay/").count)))
+    }
+
+    /// The session as `checkout.session.expired` carries it (the fake never expires one by itself).
+    static func expired(_ stripe: FakeStripe, _ session: String) throws -> [UInt8] {
+        let open = try #require(stripe.session(session)).compactText()
+        let text = open.replacingOccurrences(of: #""status":"open""#, with: #""status":"expired""#)
+        #expect(text != open)
+        return stripe.event(type: "checkout.session.expired", object: try JSONValue.parse(Array(text.utf8)))
+    }
+
+    static func receipts(_ client: any TestClientProtocol, token: String) async throws -> [[String: Any]] {
+        let answer = try await client.execute(uri: "/api/v1/purchases", method: .get, headers: [.authorization: "Bearer \(token)"])
+        return try #require(try JSONSerialization.jsonObject(with: Data(buffer: answer.body)) as? [[String: Any]])
+    }
+
+    @Test(arguments: TestBackend.available)
+    func stripeCheckoutIsPaidBySignedWebhooksOnly(backend: TestBackend) async throws {
+        let faults = StoreFaults()
+        try await Self.withStripe(backend, faults: faults) { client, runtime, stripe, stripeURL in
+            try await Self.stripeFlow(client, token: try await Self.token(runtime), stripe: stripe, faults: faults, stripeURL: stripeURL)
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func aDelayedPaymentPaysOnlyWhenItSucceeds(backend: TestBackend) async throws {
+        try await Self.withStripe(backend) { client, runtime, stripe, stripeURL in
+            let token = try await Self.token(runtime)
+            let licensing = try await LicenseClient.make(client)
+            // SEPA debit: completed unpaid grants nothing; async_payment_succeeded pays it (once).
+            let (orderId, session) = try await Self.checkout(client, #"{"appleItemId": "1"}"#, token: token, stripeURL: stripeURL)
+            let completed = try stripe.complete(session, paid: true)
+            let unpaid = try JSONValue.parse(Array(completed.compactText()
+                .replacingOccurrences(of: #""payment_status":"paid""#, with: #""payment_status":"unpaid""#).utf8))
+            #expect(try await Self.deliver(client, stripe, stripe.event(type: "checkout.session.completed", object: unpaid)).status == .ok)
+            #expect(try await licensing.request(device: Self.device, apps: [(1, 102)], token: token).status.code == 402)
+            let succeeded = stripe.event(type: "checkout.session.async_payment_succeeded", object: completed)
+            #expect(try await Self.deliver(client, stripe, succeeded).status == .ok)
+            #expect(try await Self.deliver(client, stripe, succeeded).status == .ok)  // a replay changes nothing
+            #expect(try await licensing.licenses(in: try await licensing.request(device: Self.device, apps: [(1, 102)], token: token)).licenses.count == 1)
+            let orderUUID = try #require(UUID(uuidString: orderId))
+            let order = try #require(try await MarketplaceOrderStore(database: runtime.database).order(orderUUID))
+            #expect(order.status == .paid && order.amountPaid == 299)
+            #expect(try await Self.receipts(client, token: token).map { $0["kind"] as? String } == ["purchase"])
+            // A plan paid the same way starts with async_payment_succeeded.
+            let plan = try await Self.checkout(client, #"{"productId": "member.monthly"}"#, token: token, stripeURL: stripeURL)
+            let planSucceeded = stripe.event(type: "checkout.session.async_payment_succeeded", object: try stripe.complete(plan.session, paid: true))
+            #expect(try await Self.deliver(client, stripe, planSucceeded).status == .ok)
+            #expect(try await licensing.licenses(in: try await licensing.request(device: Self.device, apps: [(2, 201)], token: token)).licenses.count == 1)
+            #expect(try await Self.buy(client, #"{"productId": "member.monthly"}"#, token: token).status == .conflict)
+        }
+    }
+
+    /// Stripe does not order its events, and since API version basil a charge names no invoice.
+    @Test(arguments: TestBackend.available)
+    func aPlanInvoiceBeforeItsSessionStartsThePlanAndARefundFindsTheInvoiceByItsPayment(backend: TestBackend) async throws {
+        try await Self.withStripe(backend) { client, runtime, stripe, stripeURL in
+            let token = try await Self.token(runtime)
+            let licensing = try await LicenseClient.make(client)
+            let plan = try await Self.checkout(client, #"{"productId": "member.monthly"}"#, token: token, stripeURL: stripeURL)
+            let completed = stripe.event(type: "checkout.session.completed", object: try stripe.complete(plan.session, paid: true))
+            let subscription = try #require(stripe.subscriptionId(forSession: plan.session))
+            let first = try stripe.invoicePaid(subscription: subscription)
+            // The first invoice arrives before the session: it starts the plan and its charge is a purchase.
+            #expect(try await Self.deliver(client, stripe, first).status == .ok)
+            #expect(try await licensing.licenses(in: try await licensing.request(device: Self.device, apps: [(2, 201)], token: token)).licenses.count == 1)
+            #expect(try await Self.deliver(client, stripe, completed).status == .ok)
+            #expect(try await Self.deliver(client, stripe, first).status == .ok)
+            let renewal = try stripe.invoicePaid(subscription: subscription)
+            #expect(try await Self.deliver(client, stripe, renewal).status == .ok)
+            func kinds() async throws -> [String] {
+                try await Self.receipts(client, token: token).compactMap { $0["kind"] as? String }.sorted()
+            }
+            #expect(try await kinds() == ["purchase", "renewal"])
+            // The renewal's invoice refunded: the charge names only its PaymentIntent.
+            let invoiceId = try #require((try JSONValue.parse(renewal))["data"]?["object"]?["id"]?.stringValue)
+            let refund = try stripe.refund(invoice: invoiceId)
+            #expect(try await Self.deliver(client, stripe, refund).status == .ok)
+            #expect(try await Self.deliver(client, stripe, refund).status == .ok)
+            #expect(try await kinds() == ["purchase", "refund", "renewal"])
+            #expect(try await licensing.request(device: Self.device, apps: [(2, 201)], token: token).status.code == 402)
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func aFailedOrExpiredCheckoutMakesWayForANewOneAndALatePaymentStillCounts(backend: TestBackend) async throws {
+        try await Self.withStripe(backend) { client, runtime, stripe, stripeURL in
+            let token = try await Self.token(runtime)
+            let licensing = try await LicenseClient.make(client)
+            let orders = MarketplaceOrderStore(database: runtime.database)
+            func status(_ id: String) async throws -> MarketplaceOrder.Status? { try await orders.order(try #require(UUID(uuidString: id)))?.status }
+            // The delayed payment failed: the order fails, and the next checkout is a new order and session.
+            let first = try await Self.checkout(client, #"{"appleItemId": "1"}"#, token: token, stripeURL: stripeURL)
+            let failed = stripe.event(type: "checkout.session.async_payment_failed", object: try stripe.complete(first.session, paid: false))
+            #expect(try await Self.deliver(client, stripe, failed).status == .ok)
+            #expect(try await status(first.order) == .failed)
+            let second = try await Self.checkout(client, #"{"appleItemId": "1"}"#, token: token, stripeURL: stripeURL)
+            #expect(second.order != first.order && second.session != first.session && stripe.sessionCount == 2)
+            #expect(try await Self.deliver(client, stripe, failed).status == .ok)  // a replay changes nothing
+            #expect(try Self.json(try await Self.buy(client, #"{"appleItemId": "1"}"#, token: token))["orderId"] as? String == second.order)
+            // The session expired: the order is cancelled, and the next checkout is new again.
+            let expired = try Self.expired(stripe, second.session)
+            #expect(try await Self.deliver(client, stripe, expired).status == .ok)
+            #expect(try await status(second.order) == .cancelled)
+            let third = try await Self.checkout(client, #"{"appleItemId": "1"}"#, token: token, stripeURL: stripeURL)
+            #expect(third.order != second.order && third.session != second.session && stripe.sessionCount == 3)
+            #expect(try await licensing.request(device: Self.device, apps: [(1, 102)], token: token).status.code == 402)
+            #expect(try await Self.receipts(client, token: token).isEmpty)
+            // Stripe says the cancelled order's money was taken after all: it is paid (beside the open third).
+            let late = stripe.event(type: "checkout.session.completed", object: try stripe.complete(second.session, paid: true))
+            #expect(try await Self.deliver(client, stripe, late).status == .ok)
+            #expect(try await status(second.order) == .paid)
+            #expect(try await status(third.order) == .open)
+            #expect(try await licensing.licenses(in: try await licensing.request(device: Self.device, apps: [(1, 102)], token: token)).licenses.count == 1)
+            #expect(try await Self.buy(client, #"{"appleItemId": "1"}"#, token: token).status == .conflict)
+            // A paid order is never changed by these events.
+            #expect(try await Self.deliver(client, stripe, expired).status == .ok)
+            #expect(try await Self.deliver(client, stripe, stripe.event(type: "checkout.session.async_payment_failed",
+                                                                        object: try #require(stripe.session(second.session)))).status == .ok)
+            #expect(try await status(second.order) == .paid)
+            #expect(try await Self.receipts(client, token: token).map { $0["kind"] as? String } == ["purchase"])
+            // A plan: a failed or expired checkout removes the pending subscription; the next one is a new session.
+            let plan = try await Self.checkout(client, #"{"productId": "member.monthly"}"#, token: token, stripeURL: stripeURL)
+            let planFailed = stripe.event(type: "checkout.session.async_payment_failed", object: try stripe.complete(plan.session, paid: false))
+            #expect(try await Self.deliver(client, stripe, planFailed).status == .ok)
+            let account = try await runtime.catalog.requireAccount(email: "ada@example.com").requireID()
+            let plans = MarketplaceSubscriptionStore(purchases: runtime.purchases)
+            #expect(try await plans.subscriptions(account: account).isEmpty)
+            let plan2 = try await Self.checkout(client, #"{"productId": "member.monthly"}"#, token: token, stripeURL: stripeURL)
+            #expect(plan2.order != plan.order && plan2.session != plan.session && stripe.sessionCount == 5)
+            #expect(try await Self.deliver(client, stripe, try Self.expired(stripe, plan2.session)).status == .ok)
+            #expect(try await plans.subscriptions(account: account).isEmpty)
+            let plan3 = try await Self.checkout(client, #"{"productId": "member.monthly"}"#, token: token, stripeURL: stripeURL)
+            #expect(plan3.session != plan2.session && stripe.sessionCount == 6)
+            #expect(try await licensing.request(device: Self.device, apps: [(2, 201)], token: token).status.code == 402)
+            // A started plan is never removed by a stale event of its session.
+            let paidPlan = stripe.event(type: "checkout.session.completed", object: try stripe.complete(plan3.session, paid: true))
+            #expect(try await Self.deliver(client, stripe, paidPlan).status == .ok)
+            #expect(try await Self.deliver(client, stripe, stripe.event(type: "checkout.session.expired",
+                                                                        object: try #require(stripe.session(plan3.session)))).status == .ok)
+            #expect(try await licensing.licenses(in: try await licensing.request(device: Self.device, apps: [(2, 201)], token: token)).licenses.count == 1)
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func aPartialRefundKeepsTheAppAndListsItsAmount(backend: TestBackend) async throws {
+        try await Self.withStripe(backend) { client, runtime, stripe, stripeURL in
+            let token = try await Self.token(runtime)
+            let licensing = try await LicenseClient.make(client)
+            let account = try await runtime.catalog.requireAccount(email: "ada@example.com").requireID()
+            let orders = MarketplaceOrderStore(database: runtime.database)
+            let bought = try await Self.checkout(client, #"{"appleItemId": "1"}"#, token: token, stripeURL: stripeURL)
+            #expect(try await Self.deliver(client, stripe, stripe.event(type: "checkout.session.completed",
+                                                                        object: try stripe.complete(bought.session, paid: true))).status == .ok)
+            func refunds() async throws -> [Int?] {
+                try await Self.receipts(client, token: token).filter { $0["kind"] as? String == "refund" && $0["appleItemId"] != nil }
+                    .map { $0["amount"] as? Int }
+            }
+            // 1.00 back: the app stays, the receipts say -100; a replay changes nothing.
+            let partial = try stripe.refund(session: bought.session, amount: 100)
+            #expect(try await Self.deliver(client, stripe, partial).status == .ok)
+            #expect(try await Self.deliver(client, stripe, partial).status == .ok)
+            #expect(try await orders.owns(account: account, appleItemId: 1))
+            #expect(try await licensing.licenses(in: try await licensing.request(device: Self.device, apps: [(1, 102)], token: token)).licenses.count == 1)
+            #expect(try await refunds() == [-100])
+            #expect(Set(try await Self.receipts(client, token: token).compactMap { $0["amount"] as? Int }) == [299, -100])
+            // 0.50 more: the total (150) is kept, never a sum; the older event arriving late changes nothing.
+            #expect(try await Self.deliver(client, stripe, try stripe.refund(session: bought.session, amount: 50)).status == .ok)
+            #expect(try await Self.deliver(client, stripe, partial).status == .ok)
+            #expect(try await refunds() == [-150])
+            #expect(try await orders.owns(account: account, appleItemId: 1))
+            // The rest: the app goes, the one refund entry says the whole amount.
+            let full = try stripe.refund(session: bought.session)
+            #expect(try await Self.deliver(client, stripe, full).status == .ok)
+            #expect(try await Self.deliver(client, stripe, full).status == .ok)
+            #expect(!(try await orders.owns(account: account, appleItemId: 1)))
+            #expect(try await licensing.request(device: Self.device, apps: [(1, 102)], token: token).status.code == 402)
+            #expect(try await refunds() == [-299])
+            // A plan's invoice refunded in part: a negative entry, the plan runs on; in full: it ends.
+            let plan = try await Self.checkout(client, #"{"productId": "member.monthly"}"#, token: token, stripeURL: stripeURL)
+            #expect(try await Self.deliver(client, stripe, stripe.event(type: "checkout.session.completed",
+                                                                        object: try stripe.complete(plan.session, paid: true))).status == .ok)
+            let subscription = try #require(stripe.subscriptionId(forSession: plan.session))
+            let invoicePaid = try stripe.invoicePaid(subscription: subscription)
+            #expect(try await Self.deliver(client, stripe, invoicePaid).status == .ok)
+            let invoiceObject = (try JSONSerialization.jsonObject(with: Data(invoicePaid)) as? [String: Any]).flatMap { $0["data"] as? [String: Any] }?["object"]
+            let invoiceId = try #require((invoiceObject as? [String: Any])?["id"] as? String)
+            func planRefund(_ amount: Int, full: Bool) throws -> [UInt8] {
+                stripe.event(type: "charge.refunded", object: try JSONValue.parse(Array(#"{"id": "ch_plan", "object": "charge", "amount": 499, "amount_refunded": \#(amount), "currency": "usd", "refunded": \#(full), "invoice": "\#(invoiceId)"}"#.utf8)))
+            }
+            func planRefunds() async throws -> [Int?] {
+                try await Self.receipts(client, token: token).filter { $0["kind"] as? String == "refund" && $0["productId"] != nil }.map { $0["amount"] as? Int }
+            }
+            #expect(try await Self.deliver(client, stripe, try planRefund(200, full: false)).status == .ok)
+            #expect(try await Self.deliver(client, stripe, try planRefund(200, full: false)).status == .ok)
+            #expect(try await planRefunds() == [-200])
+            #expect(try await licensing.licenses(in: try await licensing.request(device: Self.device, apps: [(2, 201)], token: token)).licenses.count == 1)
+            #expect(try await Self.deliver(client, stripe, try planRefund(499, full: true)).status == .ok)
+            #expect(try await Self.deliver(client, stripe, try planRefund(200, full: false)).status == .ok)
+            #expect(try await planRefunds() == [-499])
+            #expect(try await licensing.request(device: Self.device, apps: [(2, 201)], token: token).status.code == 402)
         }
     }
 

@@ -24,10 +24,14 @@ public struct StripeInvoice: Sendable, Equatable {
     public var billingReason: String?
     /// The subscription's metadata as the invoice snapshots it (Souk's order references).
     public var subscriptionMetadata: [String: String]
+    /// The PaymentIntent that paid it: `payments.data[].payment.payment_intent` since basil, the
+    /// invoice's own `payment_intent` before. A refund's charge names only this since basil (a
+    /// charge has no `invoice` any more), so it is how a refund finds the invoice.
+    public var paymentIntent: String?
 
     public init(id: String, subscription: String? = nil, customer: String? = nil, amountPaid: Int = 0, amountDue: Int = 0,
                 currency: String? = nil, status: String? = nil, periodEnd: Date? = nil, billingReason: String? = nil,
-                subscriptionMetadata: [String: String] = [:]) {
+                subscriptionMetadata: [String: String] = [:], paymentIntent: String? = nil) {
         self.id = id
         self.subscription = subscription
         self.customer = customer
@@ -38,10 +42,21 @@ public struct StripeInvoice: Sendable, Equatable {
         self.periodEnd = periodEnd
         self.billingReason = billingReason
         self.subscriptionMetadata = subscriptionMetadata
+        self.paymentIntent = paymentIntent
     }
 
     init(json: JSONValue, path: String) throws(JSONPathError) {
         let reader = try StripeObjectReader(json, path: path, expecting: "invoice")
+        var paymentIntent = try reader.reference("payment_intent")
+        if paymentIntent == nil, let payments = reader.at("payments")?.at("data"), case .array(let items) = payments.value {
+            for (index, item) in items.enumerated() {
+                let payment = StripeObjectReader(item, path: "\(payments.path)[\(index)]").at("payment")
+                if let intent = try payment?.reference("payment_intent") {
+                    paymentIntent = intent
+                    break
+                }
+            }
+        }
         let details = reader.at("parent")?.at("subscription_details")
         let legacyDetails = reader.at("subscription_details")
         var subscription = try details?.reference("subscription")
@@ -55,7 +70,7 @@ public struct StripeInvoice: Sendable, Equatable {
                   currency: try reader.string("currency"), status: try reader.string("status"),
                   periodEnd: try reader.firstListItem("lines")?.at("period")?.date("end"),
                   billingReason: try reader.string("billing_reason"),
-                  subscriptionMetadata: subscriptionMetadata)
+                  subscriptionMetadata: subscriptionMetadata, paymentIntent: paymentIntent)
     }
 }
 

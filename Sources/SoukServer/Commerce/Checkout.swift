@@ -98,7 +98,7 @@ struct CheckoutService: Sendable {
         if order.url != nil { return .order(order) }
         let started = try await processor.start(order, app: app, buyer: buyer)
         try await orders.attach(order.id, processorRef: started.ref, url: started.url)
-        if started.paidNow { try await orders.markPaid(order.id, amount: order.price.amount) }
+        if started.paidNow { try await orders.markPaid(order.id, amount: order.price.amount, paymentRef: started.ref) }
         return .order(try await orders.order(order.id) ?? order)
     }
 

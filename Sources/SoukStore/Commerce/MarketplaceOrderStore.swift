@@ -27,8 +27,10 @@ public struct MarketplaceOrder: Sendable, Equatable {
 
 /// The marketplace's orders (issue 13 items 3-4). Every change is one conditional statement, so
 /// webhooks replayed or racing, and two checkouts of the same app at once, change an order once:
-/// one open order per account and app (a partial unique index), `open → paid` only from `open`,
-/// a refund only of a paid order.
+/// one open order per account and app (a partial unique index), `open → failed | cancelled` only
+/// from `open`, `→ paid` from any unpaid state (money the processor took is never lost; the index
+/// holds only open orders, so a late-paid order may sit beside a newer open one), a refund only of
+/// a paid order.
 public struct MarketplaceOrderStore: Sendable {
     let database: SoukDatabase
     let now: @Sendable () -> Date
@@ -69,27 +71,59 @@ public struct MarketplaceOrderStore: Sendable {
             .set("updated_at", to: now()).where("id", .equal, id).run()
     }
 
-    /// An open order paid (`amount`: what the processor charged). Returns the order when this call
-    /// paid it, nil when it was not open (already paid, refunded, unknown): replays change nothing.
+    /// An order paid (`amount`: what the processor charged): an open one, or a `failed` or
+    /// `cancelled` one the processor says it took the money for after all. Returns the order when
+    /// this call paid it, nil when it was paid before, refunded or unknown: replays change nothing.
     @discardableResult
     public func markPaid(_ id: UUID, amount: Int, paymentRef: String? = nil) async throws -> MarketplaceOrder? {
         let at = now()
         return try await database.sql.raw("""
             UPDATE marketplace_orders SET status = \(bind: MarketplaceOrder.Status.paid.rawValue), amount_paid = \(bind: Int64(amount)),
             payment_ref = \(bind: paymentRef), paid_at = \(bind: at), updated_at = \(bind: at)
-            WHERE id = \(bind: id) AND status = \(bind: MarketplaceOrder.Status.open.rawValue)
+            WHERE id = \(bind: id) AND status IN (\(bind: MarketplaceOrder.Status.open.rawValue), \(bind: MarketplaceOrder.Status.failed.rawValue),
+            \(bind: MarketplaceOrder.Status.cancelled.rawValue))
             RETURNING \(unsafeRaw: Self.columns)
             """).first().map(Self.decode)
     }
 
-    /// A paid order refunded (whole or in part: `amount`), found by the payment it was paid with.
+    /// How a checkout ends unpaid.
+    public enum Closing: Sendable {
+        /// The payment failed (Stripe: a delayed payment method such as SEPA debit did not pay).
+        case failed
+        /// The checkout ran out (Stripe expires an unpaid Checkout Session after 24 hours).
+        case cancelled
+
+        var status: MarketplaceOrder.Status { self == .failed ? .failed : .cancelled }
+    }
+
+    /// The open order the processor knows as `ref`, closed unpaid: the next checkout of the app
+    /// opens a new order (a new idempotency key, so a new session). Returns the order when this
+    /// call closed it, nil when it was not open (a paid order is never touched; replays change nothing).
     @discardableResult
-    public func refund(processor: String, paymentRef: String, amount: Int) async throws -> MarketplaceOrder? {
+    public func close(processor: String, ref: String, as closing: Closing) async throws -> MarketplaceOrder? {
         let at = now()
         return try await database.sql.raw("""
-            UPDATE marketplace_orders SET status = \(bind: MarketplaceOrder.Status.refunded.rawValue), amount_refunded = \(bind: Int64(amount)),
-            refunded_at = \(bind: at), updated_at = \(bind: at)
-            WHERE processor = \(bind: processor) AND payment_ref = \(bind: paymentRef) AND status = \(bind: MarketplaceOrder.Status.paid.rawValue)
+            UPDATE marketplace_orders SET status = \(bind: closing.status.rawValue), updated_at = \(bind: at)
+            WHERE processor = \(bind: processor) AND processor_ref = \(bind: ref) AND status = \(bind: MarketplaceOrder.Status.open.rawValue)
+            RETURNING \(unsafeRaw: Self.columns)
+            """).first().map(Self.decode)
+    }
+
+    /// A refund of a paid order, found by the payment it was paid with. `amount` is the total
+    /// refunded so far (Stripe's cumulative `amount_refunded`). `full`: the whole charge is back and
+    /// the order becomes `refunded` (the app goes). Otherwise the order stays paid (the buyer keeps
+    /// the app) and records the total and its date, only when it is larger than the one recorded, so
+    /// a replayed or late older event changes nothing. Returns the order when this call changed it.
+    @discardableResult
+    public func refund(processor: String, paymentRef: String, amount: Int, full: Bool = true) async throws -> MarketplaceOrder? {
+        guard full || amount > 0 else { return nil }
+        let at = now()
+        let paid = MarketplaceOrder.Status.paid.rawValue
+        return try await database.sql.raw("""
+            UPDATE marketplace_orders SET status = \(bind: full ? MarketplaceOrder.Status.refunded.rawValue : paid),
+            amount_refunded = \(bind: Int64(amount)), refunded_at = \(bind: at), updated_at = \(bind: at)
+            WHERE processor = \(bind: processor) AND payment_ref = \(bind: paymentRef) AND status = \(bind: paid)
+            AND (\(full) OR amount_refunded IS NULL OR amount_refunded < \(bind: Int64(amount)))
             RETURNING \(unsafeRaw: Self.columns)
             """).first().map(Self.decode)
     }
@@ -105,7 +139,7 @@ public struct MarketplaceOrderStore: Sendable {
         try await database.sql.raw("SELECT \(unsafeRaw: Self.columns) FROM marketplace_orders WHERE id = \(bind: id)").first().map(Self.decode)
     }
 
-    /// Whether the account bought the app (a paid order, not refunded): one indexed query.
+    /// Whether the account bought the app (a paid order, not fully refunded): one indexed query.
     public func owns(account: UUID, appleItemId: UInt64) async throws -> Bool {
         try await database.sql.raw("""
             SELECT id FROM marketplace_orders WHERE account_id = \(bind: account) AND apple_item_id = \(bind: AppleIDColumn.store(appleItemId))

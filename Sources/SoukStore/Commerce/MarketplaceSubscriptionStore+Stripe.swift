@@ -4,8 +4,8 @@ import SoukCore
 
 /// Membership plans through Stripe (issue 13 item 3): a subscription starts `pending` with its
 /// Checkout Session, and Stripe's signed events move it — paid, renewed by each invoice, in billing
-/// retry when a payment fails, not renewing, ended. Every change is conditional, so a replayed
-/// event changes nothing.
+/// retry when a payment fails, not renewing, ended — or, never paid, removed when its Checkout
+/// Session fails or expires. Every change is conditional, so a replayed event changes nothing.
 extension MarketplaceSubscriptionStore {
     /// Records where a pending subscription is paid (its Checkout Session).
     public func attachCheckout(_ id: UUID, sessionId: String, url: String) async throws {
@@ -15,12 +15,24 @@ extension MarketplaceSubscriptionStore {
 
     /// What Stripe said about a subscription.
     public enum StripeChange: Sendable {
-        /// `checkout.session.completed`, paid: the subscription starts now for one period.
+        /// `checkout.session.completed` paid, or `checkout.session.async_payment_succeeded`: the
+        /// subscription starts now for one period.
         case paid(sessionId: String, stripeSubscription: String?)
-        /// `invoice.paid`: `amount` charged by `invoice`, paid until `periodEnd`; `renewal` for a cycle's invoice.
-        case invoicePaid(stripeSubscription: String, invoice: String, amount: Int, currency: String, periodEnd: Date?, renewal: Bool)
-        /// `charge.refunded` of a plan's invoice: `amount` refunded; access ends at once.
-        case refunded(invoice: String, amount: Int)
+        /// `checkout.session.async_payment_failed` or `checkout.session.expired`: the pending
+        /// subscription (never started, it opened nothing) is removed, so the next checkout of the
+        /// plan makes a new Checkout Session. A started one is never touched.
+        case checkoutClosed(sessionId: String)
+        /// `invoice.paid`: `amount` charged by `invoice` (through `paymentIntent`), paid until
+        /// `periodEnd`; `renewal` for a cycle's invoice. Stripe does not order its events: the first
+        /// invoice may come before `checkout.session.completed`, when Souk does not know the Stripe
+        /// subscription yet, so `soukSubscription` (the `souk_subscription` metadata Souk gave the
+        /// subscription, which its invoices carry) finds it, and a paid invoice starts a pending one.
+        case invoicePaid(stripeSubscription: String, soukSubscription: UUID?, invoice: String, paymentIntent: String?, amount: Int,
+                         currency: String, periodEnd: Date?, renewal: Bool)
+        /// `charge.refunded` of a plan's invoice, named by the charge (`invoice`, before basil) or
+        /// found by the PaymentIntent it was paid with: `amount` refunded so far (cumulative). `full`:
+        /// the whole charge, and access ends at once; a partial refund is only recorded (the plan runs on).
+        case refunded(invoice: String?, paymentIntent: String?, amount: Int, full: Bool)
         /// `invoice.payment_failed`: billing retry (no access after the period).
         case paymentFailed(stripeSubscription: String)
         /// `customer.subscription.updated`: whether it renews; ended when Stripe says so.
@@ -35,21 +47,34 @@ extension MarketplaceSubscriptionStore {
         let sql = purchases.database.sql
         var query = sql.select().columns(SQLRaw(Self.columns)).from("marketplace_subscriptions")
         switch change {
-        case .paid(let session, _):
+        case .paid(let session, _), .checkoutClosed(let session):
             query = query.where("processor", .equal, "stripe").where("processor_ref", .equal, session)
-        case .invoicePaid(let subscription, _, _, _, _, _), .paymentFailed(let subscription), .updated(let subscription, _, _), .deleted(let subscription):
+        case .invoicePaid(let subscription, let soukSubscription, _, _, _, _, _, _):
+            query = query.where("processor", .equal, "stripe").where { group in
+                var group = group.where("stripe_subscription", .equal, subscription)
+                if let soukSubscription { group = group.orWhere("id", .equal, soukSubscription) }
+                return group
+            }
+        case .paymentFailed(let subscription), .updated(let subscription, _, _), .deleted(let subscription):
             query = query.where("stripe_subscription", .equal, subscription)
-        case .refunded(let invoice, _):
-            // The invoice a refund names was recorded when it was paid.
-            guard let charged = try await sql.select().column("subscription_id").from("marketplace_subscription_charges")
-                .where("invoice", .equal, invoice).first()?.decode(column: "subscription_id", as: UUID.self) else { return false }
-            query = query.where("id", .equal, charged)
+        case .refunded(let invoice, let paymentIntent, _, _):
+            // The invoice a refund names (or the payment that paid it) was recorded when it was paid.
+            guard invoice != nil || paymentIntent != nil else { return false }
+            let charged = try await sql.select().column("subscription_id").from("marketplace_subscription_charges").where { group in
+                var group = group
+                if let invoice { group = group.orWhere("invoice", .equal, invoice) }
+                if let paymentIntent { group = group.orWhere("payment_ref", .equal, paymentIntent) }
+                return group
+            }.first()
+            guard let charged else { return false }
+            query = query.where("id", .equal, try charged.decode(column: "subscription_id", as: UUID.self))
         }
         guard let found = try await query.first().map(Self.decode) else { return false }
         let at = purchases.now()
         return try await purchases.write(app: Self.app, key: "msub:\(found.accountId.uuidString)") { sql, changes -> Bool in
             guard var current = try await Self.subscription(found.id, on: sql) else { return false }
             let before = current
+            var recorded = false
             switch change {
             case .paid(_, let stripeSubscription):
                 guard current.pending else { return false }
@@ -60,10 +85,24 @@ extension MarketplaceSubscriptionStore {
                     try await sql.update("marketplace_subscriptions").set("stripe_subscription", to: stripeSubscription)
                         .where("id", .equal, current.id).run()
                 }
-            case .invoicePaid(_, let invoice, let amount, let currency, let periodEnd, let renewal):
-                guard !current.pending else { return false }
-                try await Self.recordCharge(current.id, invoice: invoice, kind: renewal ? "renewal" : "purchase", amount: amount,
-                                            currency: currency, at: at, on: sql)
+            case .checkoutClosed:
+                let removed = try await sql.raw("""
+                    DELETE FROM marketplace_subscriptions WHERE id = \(bind: current.id) AND pending = \(bind: true) RETURNING id
+                    """).first() != nil
+                if removed { changes.accounts.insert(current.accountId) }
+                return removed
+            case .invoicePaid(let stripeSubscription, _, let invoice, let paymentIntent, let amount, let currency, let periodEnd, let renewal):
+                if current.pending {
+                    // The first invoice, paid before the session's event arrived: it starts the plan.
+                    guard !renewal else { return false }
+                    current.pending = false
+                    current.startedAt = at
+                    current.expiresAt = at.addingTimeInterval(current.length(from: at))
+                    try await sql.update("marketplace_subscriptions").set("stripe_subscription", to: stripeSubscription)
+                        .where("id", .equal, current.id).run()
+                }
+                try await Self.recordCharge(current.id, invoice: invoice, paymentRef: paymentIntent, kind: renewal ? "renewal" : "purchase",
+                                            amount: amount, currency: currency, at: at, on: sql)
                 if let periodEnd, periodEnd > current.expiresAt {
                     current.expiresAt = periodEnd
                     if renewal { current.renewals += 1 }
@@ -71,12 +110,14 @@ extension MarketplaceSubscriptionStore {
                 if current.state == .billingRetry || current.state == .gracePeriod { current.state = .active }
             case .paymentFailed:
                 if current.state == .active { current.state = .billingRetry }
-            case .refunded(let invoice, let amount):
-                try await Self.recordCharge(current.id, invoice: invoice, kind: "refund", amount: -amount, currency: current.price.currency,
-                                            at: at, on: sql)
-                current.revokedAt = current.revokedAt ?? at
-                current.state = .revoked
-                current.willRenew = false
+            case .refunded(let invoice, let paymentIntent, let amount, let full):
+                guard let invoice = try await Self.chargedInvoice(invoice: invoice, paymentIntent: paymentIntent, on: sql) else { return false }
+                recorded = try await Self.recordRefund(current.id, invoice: invoice, amount: amount, currency: current.price.currency, at: at, on: sql)
+                if full {
+                    current.revokedAt = current.revokedAt ?? at
+                    current.state = .revoked
+                    current.willRenew = false
+                }
             case .updated(_, let cancelAtPeriodEnd, let ended):
                 current.willRenew = !cancelAtPeriodEnd
                 if ended, current.state != .revoked {
@@ -90,7 +131,7 @@ extension MarketplaceSubscriptionStore {
                 current.willRenew = false
                 current.expiresAt = min(current.expiresAt, at)
             }
-            guard current != before else { return false }
+            guard current != before || recorded else { return false }
             try await Self.save(current, at: at, on: sql)
             try await sql.update("marketplace_subscriptions").set("pending", to: current.pending).where("id", .equal, current.id).run()
             changes.accounts.insert(current.accountId)
@@ -98,15 +139,38 @@ extension MarketplaceSubscriptionStore {
         }
     }
 
-    /// A plan's charge, once per invoice and kind.
-    static func recordCharge(_ subscription: UUID, invoice: String, kind: String, amount: Int, currency: String, at: Date,
+    /// A plan's charge, once per invoice and kind, with the PaymentIntent that paid it.
+    static func recordCharge(_ subscription: UUID, invoice: String, paymentRef: String?, kind: String, amount: Int, currency: String, at: Date,
                              on sql: any SQLDatabase) async throws {
         try await sql.insert(into: "marketplace_subscription_charges")
-            .columns("id", "subscription_id", "invoice", "kind", "amount", "currency", "charged_at")
-            .values(SQLBind(UUID()), SQLBind(subscription), SQLBind(invoice), SQLBind(kind), SQLBind(Int64(amount)), SQLBind(currency.uppercased()),
-                    SQLBind(at))
+            .columns("id", "subscription_id", "invoice", "payment_ref", "kind", "amount", "currency", "charged_at")
+            .values(SQLBind(UUID()), SQLBind(subscription), SQLBind(invoice), SQLBind(paymentRef), SQLBind(kind), SQLBind(Int64(amount)),
+                    SQLBind(currency.uppercased()), SQLBind(at))
             .ignoringConflicts(with: ["invoice", "kind"])
             .run()
+    }
+
+    /// The invoice a refund is of: the one the charge named, else the one paid with its PaymentIntent.
+    static func chargedInvoice(invoice: String?, paymentIntent: String?, on sql: any SQLDatabase) async throws -> String? {
+        if let invoice { return invoice }
+        guard let paymentIntent else { return nil }
+        return try await sql.select().column("invoice").from("marketplace_subscription_charges").where("payment_ref", .equal, paymentIntent)
+            .first()?.decode(column: "invoice", as: String.self)
+    }
+
+    /// A refund of a plan's invoice, one row per invoice holding the total refunded so far (as a
+    /// negative amount): a larger total replaces it, a replayed or older one changes nothing.
+    /// Returns whether this call recorded it.
+    static func recordRefund(_ subscription: UUID, invoice: String, amount: Int, currency: String, at: Date,
+                             on sql: any SQLDatabase) async throws -> Bool {
+        guard amount > 0 else { return false }
+        return try await sql.raw("""
+            INSERT INTO marketplace_subscription_charges (id, subscription_id, invoice, kind, amount, currency, charged_at)
+            VALUES (\(bind: UUID()), \(bind: subscription), \(bind: invoice), 'refund', \(bind: Int64(-amount)), \(bind: currency.uppercased()), \(bind: at))
+            ON CONFLICT (invoice, kind) DO UPDATE SET amount = excluded.amount, charged_at = excluded.charged_at
+            WHERE marketplace_subscription_charges.amount > excluded.amount
+            RETURNING id
+            """).first() != nil
     }
 
     /// One charge as receipts list it.

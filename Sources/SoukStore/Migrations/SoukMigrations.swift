@@ -54,5 +54,7 @@ enum SoukMigrations {
         // 014: membership plans through Stripe (issue 13)
         UpdateMarketplaceSubscriptionsAddStripe(),
         CreateMarketplaceSubscriptionCharges(),
+        // 016: a plan invoice's PaymentIntent, for refunds under Stripe's basil API (issue 13)
+        UpdateMarketplaceSubscriptionChargesAddPaymentRef(),
     ]
 }

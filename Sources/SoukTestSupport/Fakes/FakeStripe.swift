@@ -32,6 +32,8 @@ public final class FakeStripe: Sendable {
         var sessions: [String: Session] = [:]
         var subscriptions: [String: Subscription] = [:]
         var idempotent: [String: (request: [String], answer: JSONValue)] = [:]
+        /// Paid invoices: the PaymentIntent that paid each, what it charged and what was refunded.
+        var invoiceCharges: [String: (paymentIntent: String, amount: Int, currency: String, refunded: Int)] = [:]
     }
 
     public init(secretKey: String = "sk_test_fake_0123456789", webhookSecret: String = "whsec_fake_0123456789",
@@ -192,6 +194,23 @@ public final class FakeStripe: Sendable {
         return event(type: "charge.refunded", object: charge)
     }
 
+    /// `charge.refunded` for a paid invoice, as API version basil sends it: the charge names the
+    /// PaymentIntent that paid the invoice, not the invoice. `amount` more refunded (nil: the rest).
+    public func refund(invoice invoiceId: String, amount: Int? = nil) throws -> [UInt8] {
+        let charge = try state.withLock { state in
+            guard var paid = state.invoiceCharges[invoiceId] else { throw FakeStoreError("invoice \(invoiceId) was not paid") }
+            paid.refunded = min(paid.amount, paid.refunded + (amount ?? paid.amount - paid.refunded))
+            state.invoiceCharges[invoiceId] = paid
+            return JSONValue.object([
+                JSONMember("id", .string(Self.newId("ch"))), JSONMember("object", .string("charge")), JSONMember("amount", Self.number(paid.amount)),
+                JSONMember("amount_refunded", Self.number(paid.refunded)), JSONMember("currency", .string(paid.currency)),
+                JSONMember("metadata", .object([])), JSONMember("paid", .bool(true)), JSONMember("payment_intent", .string(paid.paymentIntent)),
+                JSONMember("refunded", .bool(paid.refunded == paid.amount)), JSONMember("status", .string("succeeded")),
+            ])
+        }
+        return event(type: "charge.refunded", object: charge)
+    }
+
     /// `invoice.paid`: the subscription's first invoice (`subscription_create`, the current period),
     /// then a renewal (`subscription_cycle`) that moves the subscription to its next period.
     public func invoicePaid(subscription subscriptionId: String) throws -> [UInt8] {
@@ -206,8 +225,13 @@ public final class FakeStripe: Sendable {
             subscription.invoices += 1
             subscription.status = "active"
             state.subscriptions[subscriptionId] = subscription
-            return subscription.invoice(paid: true, reason: reason, usagePeriod: reason == "subscription_create" ? nil : previous,
-                                        period: (subscription.periodStart, subscription.periodEnd))
+            let paymentIntent = Self.newId("pi")
+            let invoice = subscription.invoice(paid: true, reason: reason, usagePeriod: reason == "subscription_create" ? nil : previous,
+                                               period: (subscription.periodStart, subscription.periodEnd), paymentIntent: paymentIntent)
+            if let id = invoice["id"]?.stringValue {
+                state.invoiceCharges[id] = (paymentIntent, subscription.amount, subscription.currency, 0)
+            }
+            return invoice
         }
         return event(type: "invoice.paid", object: invoice)
     }
@@ -644,8 +668,12 @@ extension FakeStripe {
 
         /// An invoice for `period` (its line's period). The invoice's own `period_start`/`period_end`
         /// are the period just ended, as Stripe's are for a renewal: a reader must use the line's period.
-        func invoice(paid: Bool, reason: String, usagePeriod: (Date, Date)?, period: (Date, Date)) -> JSONValue {
+        func invoice(paid: Bool, reason: String, usagePeriod: (Date, Date)?, period: (Date, Date), paymentIntent: String? = nil) -> JSONValue {
             let usage = usagePeriod ?? (period.0, period.0)
+            let payments: [JSONValue] = paymentIntent.map { intent in
+                [.object([JSONMember("object", .string("invoice_payment")), JSONMember("status", .string("paid")),
+                          JSONMember("payment", .object([JSONMember("payment_intent", .string(intent)), JSONMember("type", .string("payment_intent"))]))])]
+            } ?? []
             return .object([
                 JSONMember("id", .string(FakeStripe.newId("in"))), JSONMember("object", .string("invoice")),
                 JSONMember("amount_due", FakeStripe.number(amount)), JSONMember("amount_paid", FakeStripe.number(paid ? amount : 0)),
@@ -669,6 +697,7 @@ extension FakeStripe {
                     ])),
                     JSONMember("type", .string("subscription_details")),
                 ])),
+                JSONMember("payments", .object([JSONMember("data", .array(payments)), JSONMember("object", .string("list"))])),
                 JSONMember("period_end", FakeStripe.unix(usage.1)), JSONMember("period_start", FakeStripe.unix(usage.0)),
                 JSONMember("status", .string(paid ? "paid" : "open")),
             ])

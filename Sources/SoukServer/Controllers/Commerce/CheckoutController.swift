@@ -13,9 +13,13 @@ import SoukStore
 ///   (`already-owned`); one not sold on its own `422` (`not-for-sale`). Membership plans
 ///   (`productId`) are not sold through checkout yet: `400`.
 /// - `POST /webhooks/stripe`: Stripe's signed events (`Stripe-Signature`, 300 s tolerance).
-///   `checkout.session.completed` with `payment_status` `paid` pays the order (anything else grants
-///   nothing), `charge.refunded` refunds it; other events are acknowledged. Replays change nothing.
-///   `503` while `stripeWebhookSecret` is unset, `400` for a bad signature.
+///   `checkout.session.completed` with `payment_status` `paid`, or `async_payment_succeeded` (a
+///   delayed payment method), pays the order or starts the plan (anything else grants nothing);
+///   `async_payment_failed` fails the open order and `expired` cancels it (a pending plan goes),
+///   so the next checkout makes a new one; `charge.refunded` refunds the order when the whole
+///   charge is back, else records the partial amount (the app stays); other events are
+///   acknowledged. Replays change nothing. `503` while `stripeWebhookSecret` is unset, `400` for a
+///   bad signature.
 struct CheckoutController<Context: RequestContext> {
     let bearer: BearerAuthenticator
     let checkout: CheckoutService
@@ -32,8 +36,8 @@ struct CheckoutController<Context: RequestContext> {
 
     /// `GET /api/v1/purchases` (bearer): what the person bought from the marketplace, newest first —
     /// `{"kind": "purchase" | "refund", "appleItemId", "amount", "currency", "date", "environment"}`,
-    /// amounts as the processor charged them (a refund its own entry, negative). Open, failed and
-    /// cancelled orders are not purchases.
+    /// amounts as the processor charged them (a refund, partial or full, its own entry: the total
+    /// refunded, negative). Open, failed and cancelled orders are not purchases.
     func purchases(_ request: Request, _ context: Context) async throws -> Response {
         let identity = try await bearer.requireBearer(request)
         var entries: [(date: Date, entry: [String: Any])] = []
@@ -44,7 +48,7 @@ struct CheckoutController<Context: RequestContext> {
                 entries.append((paidAt, base.merging(["kind": "purchase", "amount": order.amountPaid ?? order.price.amount,
                                                       "date": RFC3339.format(paidAt)]) { $1 }))
             }
-            if let refundedAt = order.refundedAt, order.status == .refunded {
+            if let refundedAt = order.refundedAt, order.status == .refunded || (order.amountRefunded ?? 0) > 0 {
                 entries.append((refundedAt, base.merging(["kind": "refund", "amount": -(order.amountRefunded ?? order.amountPaid ?? 0),
                                                           "date": RFC3339.format(refundedAt)]) { $1 }))
             }
@@ -144,17 +148,18 @@ struct CheckoutController<Context: RequestContext> {
         let plans = MarketplaceSubscriptionStore(purchases: checkout.runtime.purchases)
         var outcome = "ignored"
         switch event.type {
-        case "checkout.session.completed" where (try? event.checkoutSession())?.mode == "subscription":
-            let session = try event.checkoutSession()
-            if session.isPaid, try await plans.apply(.paid(sessionId: session.id, stripeSubscription: session.subscription)) {
-                outcome = "subscribed"
-            } else {
-                outcome = "nothing to do"
-            }
+        case "checkout.session.completed", "checkout.session.async_payment_succeeded":
+            outcome = try await paid(try event.checkoutSession(), orders: orders, plans: plans)
+        case "checkout.session.async_payment_failed":
+            outcome = try await closed(try event.checkoutSession(), as: .failed, orders: orders, plans: plans)
+        case "checkout.session.expired":
+            outcome = try await closed(try event.checkoutSession(), as: .cancelled, orders: orders, plans: plans)
         case "invoice.paid":
             let invoice = try event.invoice()
             if let subscription = invoice.subscription,
-               try await plans.apply(.invoicePaid(stripeSubscription: subscription, invoice: invoice.id, amount: invoice.amountPaid,
+               try await plans.apply(.invoicePaid(stripeSubscription: subscription,
+                                                  soukSubscription: invoice.subscriptionMetadata["souk_subscription"].flatMap(UUID.init(uuidString:)),
+                                                  invoice: invoice.id, paymentIntent: invoice.paymentIntent, amount: invoice.amountPaid,
                                                   currency: invoice.currency ?? "usd", periodEnd: invoice.periodEnd,
                                                   renewal: invoice.billingReason == "subscription_cycle")) {
                 outcome = "paid until \(invoice.periodEnd.map(RFC3339.format) ?? "-")"
@@ -171,26 +176,44 @@ struct CheckoutController<Context: RequestContext> {
             }
         case "customer.subscription.deleted":
             if try await plans.apply(.deleted(stripeSubscription: try event.subscription().id)) { outcome = "ended" }
-        case "checkout.session.completed":
-            let session = try event.checkoutSession()
-            if session.isPaid, let order = try await orders.order(processor: "stripe", ref: session.id) {
-                outcome = try await orders.markPaid(order.id, amount: session.amountTotal ?? order.price.amount, paymentRef: session.paymentIntent) != nil
-                    ? "paid" : "already settled"
-            } else {
-                outcome = session.isPaid ? "unknown session" : "not paid: nothing granted"
-            }
         case "charge.refunded":
             let charge = try event.charge()
+            // `amount_refunded` is the total so far; `refunded` says whether that is the whole charge.
             if let paymentIntent = charge.paymentIntent,
-               try await orders.refund(processor: "stripe", paymentRef: paymentIntent, amount: charge.amountRefunded) != nil {
-                outcome = "refunded"
-            } else if let invoice = charge.invoice, try await plans.apply(.refunded(invoice: invoice, amount: charge.amountRefunded)) {
-                outcome = "plan refunded"
+               let order = try await orders.refund(processor: "stripe", paymentRef: paymentIntent, amount: charge.amountRefunded, full: charge.refunded) {
+                outcome = order.status == .refunded ? "refunded" : "partly refunded"
+            } else if try await plans.apply(.refunded(invoice: charge.invoice, paymentIntent: charge.paymentIntent, amount: charge.amountRefunded,
+                                                      full: charge.refunded)) {
+                outcome = charge.refunded ? "plan refunded" : "plan partly refunded"
             }
         default:
             break
         }
         context.logger.info("Stripe webhook", metadata: ["event": "\(event.id)", "type": "\(event.type)", "outcome": "\(outcome)"])
         return .json(["received": true], cacheControl: "no-store")
+    }
+
+    /// A Checkout Session paid, at once (`checkout.session.completed`) or once a delayed payment
+    /// method has paid (`checkout.session.async_payment_succeeded`): the order is paid with
+    /// `amount_total`, or the pending plan starts. A session not paid grants nothing.
+    func paid(_ session: StripeCheckoutSession, orders: MarketplaceOrderStore, plans: MarketplaceSubscriptionStore) async throws -> String {
+        guard session.isPaid else { return "not paid: nothing granted" }
+        if session.mode == "subscription" {
+            return try await plans.apply(.paid(sessionId: session.id, stripeSubscription: session.subscription)) ? "subscribed" : "nothing to do"
+        }
+        guard let order = try await orders.order(processor: "stripe", ref: session.id) else { return "unknown session" }
+        return try await orders.markPaid(order.id, amount: session.amountTotal ?? order.price.amount, paymentRef: session.paymentIntent) != nil
+            ? "paid" : "already settled"
+    }
+
+    /// A Checkout Session that will not be paid (its delayed payment failed, or it expired): the
+    /// open order is closed, or the pending plan removed, so the next checkout makes a new session.
+    /// A paid order or a started plan is never touched.
+    func closed(_ session: StripeCheckoutSession, as closing: MarketplaceOrderStore.Closing, orders: MarketplaceOrderStore,
+                plans: MarketplaceSubscriptionStore) async throws -> String {
+        if session.mode == "subscription" {
+            return try await plans.apply(.checkoutClosed(sessionId: session.id)) ? "plan checkout removed" : "nothing to do"
+        }
+        return try await orders.close(processor: "stripe", ref: session.id, as: closing).map { "order \($0.status.rawValue)" } ?? "nothing to do"
     }
 }
