@@ -22,10 +22,11 @@ import applechain  # noqa: E402
 
 APP = "org.souk.check.reader"
 UTC = dt.timezone.utc
+NAME = "commerce-check"   # the checks that import this module name themselves here
 
 
 def fail(message):
-    print(f"commerce-check: FAIL: {message}", file=sys.stderr)
+    print(f"{NAME}: FAIL: {message}", file=sys.stderr)
     sys.exit(1)
 
 
