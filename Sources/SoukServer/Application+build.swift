@@ -71,6 +71,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                              blobs: runtime.blobs, metrics: metrics)
         .addRoutes(to: router.group("packages"))
     AppIconController(catalog: runtime.catalog, blobs: runtime.blobs).addRoutes(to: router.group("apps"))
+    AssetsController().addRoutes(to: router)
     let bearer = BearerAuthenticator(tokens: runtime.tokens, realm: runtime.config.publicURL)
     let pages = Pages()
     let sessions = WebSessionStore(database: runtime.database)

@@ -117,7 +117,7 @@ import Testing
         #expect(commerce.stripeCheckoutOrigin == "https://checkout.stripe.com")
         commerce.stripeBaseURL = "http://127.0.0.1:9999"
         #expect(commerce.stripeCheckoutOrigin == "http://127.0.0.1:9999")
-        let policy = ContentSecurityPolicy(page: "<form></form>", styleHash: "sha256-x", formTargets: .soukThenPayment("https://checkout.stripe.com"))
+        let policy = ContentSecurityPolicy(page: "<form></form>", formTargets: .soukThenPayment("https://checkout.stripe.com"))
         #expect(policy.headerValue.contains("form-action 'self' https://checkout.stripe.com;"))
     }
 }

@@ -84,18 +84,35 @@ import Testing
                 let policy = try Self.policy(page)
                 #expect(policy["default-src"] == ["'none'"], "\(uri)")
                 #expect(policy["frame-ancestors"] == ["'none'"] && policy["base-uri"] == ["'none'"], "\(uri)")
-                #expect(policy["script-src"] == nil, "\(uri): scripts fall under default-src 'none'")
-                // The one <style> of the layout, by its hash: no 'unsafe-inline'.
-                let open = try #require(html.range(of: "<style>"))
-                let close = try #require(html.range(of: "</style>", range: open.upperBound..<html.endIndex))
-                let hash = Data(SHA256.hash(data: Data(html[open.upperBound..<close.lowerBound].utf8))).base64EncodedString()
-                #expect(policy["style-src"] == ["'sha256-\(hash)'"], "\(uri)")
+                #expect(policy["script-src"] == (html.contains("<script src=") ? ["'self'"] : nil), "\(uri): scripts fall under default-src 'none'")
+                // Souk's stylesheet only: no inline <style>, no 'unsafe-inline'.
+                #expect(!html.contains("<style"), "\(uri)")
+                #expect(html.contains(#"<link rel="stylesheet" href="/assets/souk."#), "\(uri)")
+                #expect(policy["style-src"] == ["'self'"], "\(uri)")
                 #expect(policy["img-src"] == (html.contains("<img") ? ["'self'"] : ["'none'"]), "\(uri)")
             }
             // The app page shows its icon: images from Souk only.
             let app = try await client.execute(uri: "/apps/6500000001", method: .get)
             #expect(String(buffer: app.body).contains(#"<img src="/apps/6500000001/icon""#))
             #expect(try Self.policy(app)["img-src"] == ["'self'"])
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func theStylesheetIsServedImmutableAtItsContentAddress(_ backend: TestBackend) async throws {
+        try await ServerFixture.with(backend, prepare: Self.prepare) { client in
+            let page = String(buffer: try await client.execute(uri: "/apps", method: .get).body)
+            let start = try #require(page.range(of: #"href="/assets/souk."#))
+            let path = String(page[page.index(start.lowerBound, offsetBy: 6)...].prefix { $0 != "\"" })
+            let css = try await client.execute(uri: path, method: .get)
+            #expect(css.status == .ok)
+            #expect(css.headers[.contentType] == "text/css; charset=utf-8")
+            #expect(css.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            let digest = SHA256.hash(data: Data(buffer: css.body)).map { String(format: "%02x", $0) }.joined()
+            #expect(path == "/assets/souk.\(digest.prefix(12)).css")
+            let again = try await client.execute(uri: path, method: .get, headers: [.ifNoneMatch: try #require(css.headers[.eTag])])
+            #expect(again.status == .notModified)
+            #expect(try await client.execute(uri: "/assets/souk.000000000000.css", method: .get).status == .notFound)
         }
     }
 }

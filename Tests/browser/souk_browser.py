@@ -181,8 +181,8 @@ def watch_violations(driver):
 
 
 def layout_style_applied(driver):
-    """True when the layout's `<style>` took effect (a style blocked by the policy does not)."""
-    return driver.execute_script("return getComputedStyle(document.body).maxWidth") not in ("", "none")
+    """True when Souk's stylesheet took effect (a style blocked by the policy does not)."""
+    return driver.execute_script("return getComputedStyle(document.querySelector('main')).maxWidth") not in ("", "none")
 
 
 def screenshot(driver, output, name):

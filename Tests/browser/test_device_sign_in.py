@@ -16,7 +16,7 @@ ENGINES = ["chromium", "webkit"]
 
 def check_page(driver, browsers, step, expected_status=None):
     """The page loaded with its style and, in Chromium, a clean console; a screenshot is kept."""
-    assert layout_style_applied(driver), f"{step}: the layout's <style> was not applied (blocked by style-src?)"
+    assert layout_style_applied(driver), f"{step}: Souk's stylesheet was not applied (blocked by style-src?)"
     if driver.souk_engine == "chromium":
         assert_clean_console(driver, step, expected_status)
     else:

@@ -13,7 +13,7 @@ from souk_browser import (INSTALL_SCHEME, assert_clean_console, fetch, layout_st
 
 
 def check_page(driver, browsers, step, expected_status=None):
-    assert layout_style_applied(driver), f"{step}: the layout's <style> was not applied (blocked by style-src?)"
+    assert layout_style_applied(driver), f"{step}: Souk's stylesheet was not applied (blocked by style-src?)"
     assert_clean_console(driver, step, expected_status)
     browsers.screenshot(driver, step)
 
@@ -63,7 +63,7 @@ def test_license_resolution_page_explains_and_leads_back_to_souk(browsers, serve
         driver.get(f"{server.base}/license/resolve?{query}")
         assert driver.find_element(By.TAG_NAME, "h1").text.strip(), f"{step}: no heading"
         check_page(driver, browsers, step, expected_status=status)
-        actions = driver.find_elements(By.CSS_SELECTOR, "a")
+        actions = driver.find_elements(By.CSS_SELECTOR, "main a")
         if actions:
             href = actions[0].get_attribute("href")
             assert href.startswith(server.base + "/"), f"{step}: the page leads away from Souk: {href}"
@@ -75,7 +75,7 @@ def test_license_resolution_page_explains_and_leads_back_to_souk(browsers, serve
 def test_app_pages_lead_to_a_working_install_link(browsers, server):
     driver = browsers.chromium()
     driver.get(f"{server.base}/apps")
-    names = [link.text for link in driver.find_elements(By.CSS_SELECTOR, "li a")]
+    names = [link.text for link in driver.find_elements(By.CSS_SELECTOR, "main li a")]
     assert "Souk Notes" in names, names
     check_page(driver, browsers, "catalog")
     driver.find_element(By.LINK_TEXT, "Souk Notes").click()

@@ -1,13 +1,12 @@
-import Crypto
-import Foundation
-
-/// The `Content-Security-Policy` of one server-rendered page: nothing runs, nothing frames it,
-/// and each page may load and submit only what its template needs.
+/// The `Content-Security-Policy` of one server-rendered page: nothing inline runs or styles it,
+/// nothing frames it, and each page may load and submit only what its template needs.
 ///
-/// - `style-src` names the hash of the layout's one `<style>` element, so no other style (an
+/// - `style-src 'self'`: the one stylesheet Souk serves (`Assets.css`); no inline style (an
 ///   injected element or a `style=` attribute) applies.
-/// - `img-src` is `'self'` only on a page showing an `<img>` (an app icon), `'none'` elsewhere
-///   (which also spares the browser a `/favicon.ico` request).
+/// - `script-src 'self'` only on a page that loads one of Souk's scripts (`<script src>`); other
+///   pages fall under `default-src 'none'`. JSON-LD (`type="application/ld+json"`) is data, not run.
+/// - `img-src` is `'self'` only on a page showing an `<img>`, `'none'` elsewhere (which also
+///   spares the browser a `/favicon.ico` request).
 /// - `form-action` is `'none'` on a page without a form and `'self'` on one with forms. CSP 3
 ///   applies `form-action` to every redirect that follows a submission, and Chromium and WebKit
 ///   enforce it there: the OAuth sign-in and "Continue as" forms, answered with a 302 to
@@ -29,17 +28,17 @@ struct ContentSecurityPolicy: Sendable, Equatable {
     /// (CSP 3 §6.7.2.8 "scheme-part match"), however the rest is written: `app-distribution-oauth:?code=…`.
     static let deviceScheme = "app-distribution-oauth:"
 
-    var styleHash: String
     var hasForms: Bool
     var hasImages: Bool
+    var hasScripts: Bool
     var formTargets: FormTargets
 
     /// The policy of a rendered page: forms and images are allowed only where the page has them.
     /// Mustache escapes every value, so a `<form` or `<img` in `page` comes from a template.
-    init(page: String, styleHash: String, formTargets: FormTargets) {
-        self.styleHash = styleHash
+    init(page: String, formTargets: FormTargets) {
         self.hasForms = page.contains("<form")
         self.hasImages = page.contains("<img")
+        self.hasScripts = page.contains("<script src=")
         self.formTargets = formTargets
     }
 
@@ -51,16 +50,7 @@ struct ContentSecurityPolicy: Sendable, Equatable {
         case (true, .souk): "'self'"
         case (false, .souk): "'none'"
         }
-        return "default-src 'none'; style-src '\(styleHash)'; img-src \(hasImages ? "'self'" : "'none'"); "
+        return "default-src 'none'; style-src 'self'; \(hasScripts ? "script-src 'self'; " : "")img-src \(hasImages ? "'self'" : "'none'"); "
             + "form-action \(formAction); frame-ancestors 'none'; base-uri 'none'"
-    }
-
-    /// `sha256-…` of the text of the first `<style>` element in `html`, as browsers hash it.
-    static func styleHash(of html: String) -> String {
-        guard let open = html.range(of: "<style>"), let close = html.range(of: "</style>", range: open.upperBound..<html.endIndex) else {
-            preconditionFailure("the page layout has no <style> element")
-        }
-        let digest = SHA256.hash(data: Data(html[open.upperBound..<close.lowerBound].utf8))
-        return "sha256-" + Data(digest).base64EncodedString()
     }
 }

@@ -7,16 +7,24 @@ import Mustache
 /// `AppPagesController.jsonLD` made safe for a `<script>` element (`<`, `>`, `&` as `\u00XX`).
 struct Pages: Sendable {
     let library: MustacheLibrary
-    /// The hash of the layout's `<style>`, named by every page's `style-src`.
-    let styleHash = ContentSecurityPolicy.styleHash(of: Pages.layoutStart)
 
     init() {
         var library = MustacheLibrary()
-        for (name, text) in Self.templates {
-            // The templates are constants of this file: a parse failure is a programming error.
+        for (name, text) in Self.allTemplates {
+            // The templates are constants of this module: a parse failure is a programming error.
             library.register(try! MustacheTemplate(string: text), named: name)
         }
         self.library = library
+    }
+
+    /// Every template: this file's, the storefront's, the account pages' and the console's, and
+    /// the layout partials (`{{> start}}`, `{{> start-plain}}`, `{{> end}}`).
+    static var allTemplates: [String: String] {
+        var all = ["start": layoutStart, "start-plain": layoutStartPlain, "end": layoutEnd]
+        for group in [templates, StorefrontTemplates.all, AccountTemplates.all, AdminTemplates.all] {
+            all.merge(group) { _, _ in preconditionFailure("two templates share a name") }
+        }
+        return all
     }
 
     /// Renders `template` into a complete HTML response with Souk's security headers. Pass
@@ -26,7 +34,7 @@ struct Pages: Sendable {
                   extraHeaders: HTTPFields = [:], formTargets: ContentSecurityPolicy.FormTargets = .souk) -> Response {
         let html = library.render(values, withTemplate: template) ?? ""
         var headers = Self.securityHeaders
-        headers[.contentSecurityPolicy] = ContentSecurityPolicy(page: html, styleHash: styleHash, formTargets: formTargets).headerValue
+        headers[.contentSecurityPolicy] = ContentSecurityPolicy(page: html, formTargets: formTargets).headerValue
         headers[.contentType] = "text/html; charset=utf-8"
         for field in extraHeaders { headers.append(field) }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
@@ -40,21 +48,44 @@ struct Pages: Sendable {
         .cacheControl: "no-store",
     ]
 
-    static let layoutStart = """
+    static let head = """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
         <title>{{title}} · {{marketplace}}</title>
-        <style>
-        body{font-family:-apple-system,system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}
-        h1{font-size:1.5rem}label{display:block;margin:.8rem 0 .3rem}input[type=email],input[type=password]{width:100%;padding:.6rem;font-size:1rem;box-sizing:border-box}
-        button{margin-top:1.2rem;width:100%;padding:.7rem;font-size:1rem;background:#0071e3;color:#fff;border:0;border-radius:.5rem}
-        .error{background:#fde8e8;padding:.6rem;border-radius:.4rem}.hint{color:#555}
-        a.install{display:block;text-align:center;padding:.7rem;background:#0071e3;color:#fff;border-radius:.5rem;text-decoration:none}
-        </style></head><body>
+        <link rel="stylesheet" href="\(Assets.css.path)">
+        {{#scripts}}<script src="{{.}}" defer></script>{{/scripts}}
+        </head><body>
+        <a class="skip" href="#main">Skip to content</a>
+        """
+
+    /// The storefront's header: the marketplace, search, all apps, the account. Pages give
+    /// `marketplace` and `title` (and `query` to keep a search in its box).
+    static let layoutStart = head + """
+        <header class="site"><nav aria-label="Main">
+        <a class="brand" href="/">{{marketplace}}</a>
+        <form class="search" role="search" method="get" action="/search"><label for="site-search" class="visually-hidden">Search apps</label>
+        <input id="site-search" name="q" type="search" placeholder="Search apps" value="{{query}}"></form>
+        <a href="/apps">All apps</a> <a href="/account">Account</a>
+        </nav></header>
+        <main id="main">
+        """
+
+    /// The header of the sign-in pages and others whose only form is their own (a device's sign-in
+    /// sheet has no use for the storefront's search): the marketplace's name only.
+    static let layoutStartPlain = head + """
+        <header class="site"><nav aria-label="Main"><a class="brand" href="/">{{marketplace}}</a></nav></header>
+        <main id="main" class="narrow">
+        """
+
+    static let layoutEnd = """
+        </main>
+        <footer class="site"><p>{{marketplace}} · <a href="/apps">All apps</a> · <a href="/account">Your account</a></p></footer>
+        </body></html>
         """
 
     static let templates: [String: String] = [
-        "sign-in": layoutStart + """
+        "sign-in": """
+            {{> start-plain}}
             <h1>Sign in to {{marketplace}}</h1>
             {{#loginHint}}<p class="hint">Your device asks to sign in as <strong>{{loginHint}}</strong>.</p>{{/loginHint}}
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
@@ -66,9 +97,10 @@ struct Pages: Sendable {
             <label for="password">Password</label>
             <input id="password" name="password" type="password" autocomplete="current-password" required>
             <button type="submit">Sign in</button>
-            </form>{{#signUp}}<p><a href="/signup">Create an account</a></p>{{/signUp}}</body></html>
+            </form>{{#signUp}}<p><a href="/signup">Create an account</a></p>{{/signUp}}{{> end}}
             """,
-        "continue": layoutStart + """
+        "continue": """
+            {{> start-plain}}
             <h1>Sign in to {{marketplace}}</h1>
             {{#loginHint}}<p class="hint">Your device asks to sign in as <strong>{{loginHint}}</strong>.</p>{{/loginHint}}
             <form method="post" action="/oauth/authorize">
@@ -78,9 +110,10 @@ struct Pages: Sendable {
             {{/hidden}}<button type="submit">Continue as {{email}}</button>
             </form>
             <p><a href="{{otherAccount}}">Use another account</a></p>
-            </body></html>
+            {{> end}}
             """,
-        "account": layoutStart + """
+        "account": """
+            {{> start}}
             <h1>Your account</h1>
             <p>Signed in as <strong>{{email}}</strong>.</p>
             {{#notice}}<p class="hint" role="status">{{notice}}</p>{{/notice}}
@@ -106,15 +139,17 @@ struct Pages: Sendable {
             {{/installs}}</ul>
             <form method="post" action="/signout"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
             <button type="submit">Sign out of this browser</button></form>
-            </body></html>
+            {{> end}}
             """,
-        "license-resolve": layoutStart + """
+        "license-resolve": """
+            {{> start-plain}}
             <h1>{{title}}</h1>
             <p>{{explanation}}</p>
             {{#action}}<p><a class="install" href="{{href}}">{{label}}</a></p>{{/action}}
-            </body></html>
+            {{> end}}
             """,
-        "sign-up": layoutStart + """
+        "sign-up": """
+            {{> start-plain}}
             <h1>Create an account on {{marketplace}}</h1>
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
             <form method="post" action="/signup">
@@ -124,18 +159,20 @@ struct Pages: Sendable {
             <label for="password">Password (at least 8 characters)</label>
             <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8">
             <button type="submit">Create account</button>
-            </form></body></html>
+            </form>{{> end}}
             """,
-        "catalog": layoutStart + """
+        "catalog": """
+            {{> start}}
             <h1>{{marketplace}}</h1>
             {{^apps}}<p class="hint">No apps yet.</p>{{/apps}}
             <ul>{{#apps}}
             <li><a href="{{url}}"><strong>{{name}}</strong></a>{{#subtitle}} · {{subtitle}}{{/subtitle}}{{#developer}} · {{developer}}{{/developer}}</li>
             {{/apps}}</ul>
             <p><a href="/account">Your account</a></p>
-            </body></html>
+            {{> end}}
             """,
-        "app": layoutStart + """
+        "app": """
+            {{> start}}
             <script type="application/ld+json">{{{jsonLD}}}</script>
             {{#icon}}<img src="{{icon}}" alt="" width="96" height="96">{{/icon}}
             <h1>{{name}}</h1>
@@ -155,19 +192,21 @@ struct Pages: Sendable {
             <ul>{{#versions}}<li>{{shortVersion}} ({{bundleVersion}}) · released {{released}} · {{requirements}}</li>
             {{/versions}}</ul>
             <p><a href="/apps">All apps</a></p>
-            </body></html>
+            {{> end}}
             """,
-        "install": layoutStart + """
+        "install": """
+            {{> start-plain}}
             <h1>Install {{name}}</h1>
             <p>Tap to install on this iPhone or iPad. The link works once, for the next 10 minutes.</p>
             <p><a class="install" href="{{link}}">Install {{name}}</a></p>
             <p class="hint"><a href="{{appURL}}">Back to {{name}}</a></p>
-            </body></html>
+            {{> end}}
             """,
-        "error": layoutStart + """
+        "error": """
+            {{> start}}
             <h1>{{title}}</h1>
             <p class="error" role="alert">{{message}}</p>
-            </body></html>
+            {{> end}}
             """,
     ]
 }

@@ -56,5 +56,7 @@ enum SoukMigrations {
         CreateMarketplaceSubscriptionCharges(),
         // 016: a plan invoice's PaymentIntent, for refunds under Stripe's basil API (issue 13)
         UpdateMarketplaceSubscriptionChargesAddPaymentRef(),
+        // 017: the storefront's app media, category, what's new and featured apps (issue 14)
+        AddAppMedia(),
     ]
 }

@@ -20,6 +20,14 @@ public final class AppModel: Model, @unchecked Sendable {
     /// `AppPricing.encode` of the price list; nil or `[]`: not sold.
     @OptionalField(key: "prices") var pricesJSON: String?
     @OptionalField(key: "requires_entitlement") public var requiresEntitlement: String?
+    /// The storefront category's slug (`AppCategory`); nil: none yet.
+    @OptionalField(key: "category") public var category: String?
+    /// What's new in the latest version, as the storefront shows it.
+    @OptionalField(key: "whats_new") public var whatsNew: String?
+    /// `AppMedia` as JSON (icon and screenshots with their variants); nil: none.
+    @OptionalField(key: "media") public var mediaJSON: String?
+    /// The app's place among the home page's featured apps (lowest first); nil: not featured.
+    @OptionalField(key: "featured_order") public var featuredOrder: Int?
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update) public var updatedAt: Date?
     @Children(for: \.$app) public var versions: [AppVersionModel]
