@@ -9,7 +9,9 @@ SOUK_BROWSER_OUTPUT          where screenshots go
 A browser that is not installed skips its tests, loudly; with CI=true it fails them.
 """
 
+import json
 import os
+import warnings
 from dataclasses import dataclass
 
 import pytest
@@ -47,6 +49,21 @@ def output():
     return os.environ.get("SOUK_BROWSER_OUTPUT", os.path.join(os.getcwd(), "test-output", "browser"))
 
 
+_AXE = []
+
+
+def axe():
+    """axe-core's source, read once; without it the accessibility check is skipped loudly (failed in CI)."""
+    if not _AXE:
+        _AXE.append(souk_browser.axe_source())
+        if _AXE[0] is None:
+            reason = f"axe-core is not installed (pip install --no-deps {souk_browser.AXE_PACKAGE})"
+            if IN_CI:
+                pytest.fail(f"CI=true but {reason}", pytrace=False)
+            warnings.warn(f"⚠️  {reason}: accessibility checks are SKIPPED")
+    return _AXE[0]
+
+
 def _unavailable(reason):
     if IN_CI:
         pytest.fail(f"CI=true but {reason}", pytrace=False)
@@ -79,6 +96,20 @@ class Browsers:
 
     def screenshot(self, driver, step):
         return souk_browser.screenshot(driver, self.output, f"{self.test_name}-{step}")
+
+    def check(self, driver, step, expected_status=None):
+        """Every page a test visits: Souk's stylesheet applied, a clean console (Chromium), no serious
+        or critical accessibility violation (axe-core 4.x in Chromium), and a screenshot kept."""
+        assert souk_browser.layout_style_applied(driver), f"{step}: Souk's stylesheet was not applied (blocked by style-src?)"
+        if driver.souk_engine == "chromium":
+            souk_browser.assert_clean_console(driver, step, expected_status)
+            source = axe()
+            if source:
+                violations = souk_browser.accessibility_violations(driver, source)
+                assert not violations, f"{step}: accessibility violations: {json.dumps(violations, indent=1)}"
+        else:
+            souk_browser.watch_violations(driver)
+        self.screenshot(driver, step)
 
     def close(self, failed):
         for number, driver in enumerate(self.open):

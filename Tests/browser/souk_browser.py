@@ -185,6 +185,39 @@ def layout_style_applied(driver):
     return driver.execute_script("return getComputedStyle(document.querySelector('main')).maxWidth") not in ("", "none")
 
 
+# MARK: Accessibility
+
+AXE_PACKAGE = "axe_playwright_python"   # a wheel that carries axe-core 4.12's axe.min.js (.ci/run installs it --no-deps)
+
+
+def axe_source():
+    """axe-core's `axe.min.js`, or None when the wheel is not installed. Only the script is used
+    (injected through WebDriver); the package's own Python, which needs Playwright, is never imported."""
+    import importlib.util
+    spec = importlib.util.find_spec(AXE_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = os.path.join(list(spec.submodule_search_locations)[0], "axe.min.js")
+    return open(path, encoding="utf-8").read() if os.path.exists(path) else None
+
+
+AXE_RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+
+
+def accessibility_violations(driver, source):
+    """axe-core's serious and critical violations of WCAG 2.1 A/AA (and best practices) on the page."""
+    driver.execute_script(source)
+    found = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}, resultTypes: ['violations']})
+          .then(r => done({version: axe.version, violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+                nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': ' + (n.failureSummary || '').split('\\n').slice(0, 2).join(' '))}))}))
+          .catch(e => done({version: 'error', violations: [{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]}));
+        """, AXE_RULES)
+    assert found["version"].startswith("4."), f"axe-core 4.x expected, got {found['version']}"
+    return [v for v in found["violations"] if v["impact"] in ("serious", "critical")]
+
+
 def screenshot(driver, output, name):
     os.makedirs(output, exist_ok=True)
     path = os.path.join(output, f"{name}.png")

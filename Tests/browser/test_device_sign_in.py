@@ -8,20 +8,10 @@ import secrets
 import pytest
 from selenium.webdriver.common.by import By
 
-from souk_browser import (assert_clean_console, authorize_url, device_answer, exchange_code, layout_style_applied,
-                          pkce_pair, sign_in_on_website, wait_for, wait_for_device_redirect, watch_violations)
+from souk_browser import (assert_clean_console, authorize_url, device_answer, exchange_code, pkce_pair, sign_in_on_website,
+                          wait_for, wait_for_device_redirect)
 
 ENGINES = ["chromium", "webkit"]
-
-
-def check_page(driver, browsers, step, expected_status=None):
-    """The page loaded with its style and, in Chromium, a clean console; a screenshot is kept."""
-    assert layout_style_applied(driver), f"{step}: Souk's stylesheet was not applied (blocked by style-src?)"
-    if driver.souk_engine == "chromium":
-        assert_clean_console(driver, step, expected_status)
-    else:
-        watch_violations(driver)
-    browsers.screenshot(driver, step)
 
 
 def submit_and_reach_device(driver, browsers, step, server, client_id, state, verifier):
@@ -52,7 +42,7 @@ def test_sign_in_from_the_authorize_url_sends_a_working_code_to_the_device(engin
     driver.get(authorize_url(server.base, client_id, state, challenge, login_hint=server.email))
     assert driver.find_element(By.ID, "email").get_attribute("value") == server.email
     assert server.email in driver.find_element(By.CLASS_NAME, "hint").text
-    check_page(driver, browsers, "sign-in-form")
+    browsers.check(driver, "sign-in-form")
     driver.find_element(By.ID, "password").send_keys(server.password)
     submit_and_reach_device(driver, browsers, "sent-to-device", server, client_id, state, verifier)
 
@@ -67,7 +57,7 @@ def test_sign_in_after_a_wrong_password_still_reaches_the_device(engine, browser
     driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     error = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "[role=alert]"), "the form shown again")[0]
     assert "not right" in error.text
-    check_page(driver, browsers, "wrong-password", expected_status=401)
+    browsers.check(driver, "wrong-password", expected_status=401)
     driver.find_element(By.ID, "password").send_keys(server.password)
     submit_and_reach_device(driver, browsers, "sent-to-device", server, client_id, state, verifier)
 
@@ -79,5 +69,5 @@ def test_one_tap_continue_sends_a_working_code_to_the_device(engine, browsers, s
     driver.get(authorize_url(server.base, client_id, state, challenge))
     button = driver.find_element(By.CSS_SELECTOR, "button[type=submit]")
     assert button.text == f"Continue as {server.email}"
-    check_page(driver, browsers, "continue-as")
+    browsers.check(driver, "continue-as")
     submit_and_reach_device(driver, browsers, "sent-to-device", server, client_id, state, verifier)

@@ -8,14 +8,10 @@ import urllib.parse
 
 from selenium.webdriver.common.by import By
 
-from souk_browser import (INSTALL_SCHEME, assert_clean_console, fetch, layout_style_applied, navigations_to, refresh,
+from souk_browser import (INSTALL_SCHEME, assert_clean_console, fetch, navigations_to, refresh,
                           sign_in_device, sign_in_on_website, wait_for)
 
 
-def check_page(driver, browsers, step, expected_status=None):
-    assert layout_style_applied(driver), f"{step}: Souk's stylesheet was not applied (blocked by style-src?)"
-    assert_clean_console(driver, step, expected_status)
-    browsers.screenshot(driver, step)
 
 
 def path_of(driver):
@@ -27,14 +23,14 @@ def test_sign_up_creates_an_account_and_opens_its_account_page(browsers, signup_
     driver.get(f"{signup_server}/signin")
     driver.find_element(By.LINK_TEXT, "Create an account").click()
     wait_for(lambda: path_of(driver) == "/signup", "the sign-up page")
-    check_page(driver, browsers, "sign-up-form")
+    browsers.check(driver, "sign-up-form")
     email = f"browser-{secrets.token_hex(4)}@example.com"
     driver.find_element(By.ID, "email").send_keys(email)
     driver.find_element(By.ID, "password").send_keys(secrets.token_urlsafe(12))
     driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait_for(lambda: path_of(driver) == "/account", "the account page after signing up")
     assert f"Signed in as {email}" in driver.find_element(By.TAG_NAME, "body").text
-    check_page(driver, browsers, "account-after-sign-up")
+    browsers.check(driver, "account-after-sign-up")
 
 
 def test_account_page_signs_a_device_out(browsers, server):
@@ -44,13 +40,13 @@ def test_account_page_signs_a_device_out(browsers, server):
     sign_in_on_website(driver, server.base, server.email, server.password)
     device = next((item for item in driver.find_elements(By.CSS_SELECTOR, "li") if client_id in item.text), None)
     assert device is not None, f"{client_id} is not listed on the account page"
-    check_page(driver, browsers, "account-with-device")
+    browsers.check(driver, "account-with-device")
     device.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait_for(lambda: "signed-out=1" in driver.current_url, "the account page after signing the device out")
     body = driver.find_element(By.TAG_NAME, "body").text
     assert "Signed out." in body
     assert client_id not in body
-    check_page(driver, browsers, "account-device-signed-out")
+    browsers.check(driver, "account-device-signed-out")
     status, answer = refresh(server.base, tokens["refresh_token"], client_id)
     assert status == 400 and answer.get("error") == "invalid_grant", f"the signed-out device could still refresh: {answer}"
 
@@ -62,14 +58,14 @@ def test_license_resolution_page_explains_and_leads_back_to_souk(browsers, serve
                                 ("resolve-incomplete-link", "", 400)]:
         driver.get(f"{server.base}/license/resolve?{query}")
         assert driver.find_element(By.TAG_NAME, "h1").text.strip(), f"{step}: no heading"
-        check_page(driver, browsers, step, expected_status=status)
+        browsers.check(driver, step, expected_status=status)
         actions = driver.find_elements(By.CSS_SELECTOR, "main a")
         if actions:
             href = actions[0].get_attribute("href")
             assert href.startswith(server.base + "/"), f"{step}: the page leads away from Souk: {href}"
             actions[0].click()
             wait_for(lambda: driver.current_url.startswith(href.split("?")[0]), f"{step}: the page its link leads to")
-            check_page(driver, browsers, f"{step}-followed")
+            browsers.check(driver, f"{step}-followed")
 
 
 def test_app_pages_lead_to_a_working_install_link(browsers, server):
@@ -77,18 +73,18 @@ def test_app_pages_lead_to_a_working_install_link(browsers, server):
     driver.get(f"{server.base}/apps")
     names = [link.text for link in driver.find_elements(By.CSS_SELECTOR, "main li a")]
     assert "Souk Notes" in names, names
-    check_page(driver, browsers, "catalog")
+    browsers.check(driver, "catalog")
     driver.find_element(By.LINK_TEXT, "Souk Notes").click()
     wait_for(lambda: path_of(driver) == "/apps/6446000001", "the app page")
     assert driver.find_element(By.TAG_NAME, "h1").text == "Souk Notes"
     data = json.loads(driver.find_element(By.CSS_SELECTOR, "script[type='application/ld+json']").get_attribute("textContent"))
     assert data["name"] == "Souk Notes"
     assert driver.find_element(By.LINK_TEXT, "Sign in to install")
-    check_page(driver, browsers, "app-signed-out")
+    browsers.check(driver, "app-signed-out")
 
     sign_in_on_website(driver, server.base, server.email, server.password)
     driver.get(f"{server.base}/apps/6446000001")
-    check_page(driver, browsers, "app-signed-in")
+    browsers.check(driver, "app-signed-in")
     driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     link = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "a.install"), "the install page")[0]
     href = link.get_attribute("href")
@@ -99,7 +95,7 @@ def test_app_pages_lead_to_a_working_install_link(browsers, server):
     assert package.startswith(server.base + "/packages/6446000001/"), package
     status, _ = fetch(package.rstrip("/") + "/manifest.json")
     assert status == 200, f"the install link's package has no manifest ({status})"
-    check_page(driver, browsers, "install")
+    browsers.check(driver, "install")
     link.click()
     wait_for(lambda: navigations_to(driver, INSTALL_SCHEME), "Chromium's attempt to open the marketplace-kit: link")
     assert_clean_console(driver, "after tapping Install")
@@ -111,22 +107,22 @@ def test_a_paid_app_is_bought_from_its_page_then_installed(browsers, server):
     driver = browsers.chromium()
     driver.get(f"{server.base}/apps/6446000004")
     assert "2.99 USD" in driver.find_element(By.CSS_SELECTOR, "p.price").text
-    check_page(driver, browsers, "paid-app-signed-out")
+    browsers.check(driver, "paid-app-signed-out")
     sign_in_on_website(driver, server.base, server.email, server.password)
     driver.get(f"{server.base}/apps/6446000004")
     button = driver.find_element(By.CSS_SELECTOR, "button[type=submit]")
     assert button.text == "Buy for 2.99 USD", button.text
-    check_page(driver, browsers, "paid-app-to-buy")
+    browsers.check(driver, "paid-app-to-buy")
     button.click()
     wait_for(lambda: "order=" in driver.current_url, "the app page after buying")
     button = driver.find_element(By.CSS_SELECTOR, "button[type=submit]")
     assert button.text == "Install", button.text
-    check_page(driver, browsers, "paid-app-bought")
+    browsers.check(driver, "paid-app-bought")
     button.click()
     link = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "a.install"), "the install page of the bought app")[0]
     assert link.get_attribute("href").startswith("marketplace-kit://install?")
-    check_page(driver, browsers, "paid-app-install")
+    browsers.check(driver, "paid-app-install")
     driver.get(f"{server.base}/account")
     purchases = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "li") if "Souk Sketch" in item.text]
     assert purchases and "2.99 USD" in purchases[0] and "bought" in purchases[0], purchases
-    check_page(driver, browsers, "account-with-purchase")
+    browsers.check(driver, "account-with-purchase")
