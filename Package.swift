@@ -67,10 +67,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // PNG decoding, encoding and resizing, and the demo apps' pictures: pixel loops that run
+        // 50× slower unoptimized, so this small module is optimized in debug builds too (the demo
+        // seeds its art in a second, and a console upload is resized at once).
+        .target(
+            name: "SoukImaging",
+            dependencies: [
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            swiftSettings: swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]
+        ),
         .target(
             name: "SoukStore",
             dependencies: [
                 "SoukCore",
+                "SoukImaging",
                 .product(name: "FluentKit", package: "fluent-kit"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
@@ -159,7 +170,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SoukStoreTests",
-            dependencies: ["SoukStore", "SoukCore", "SoukTestSupport"],
+            dependencies: ["SoukStore", "SoukImaging", "SoukCore", "SoukTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -12,7 +12,8 @@ import SoukServer
 struct AccountsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accounts", abstract: "Manage accounts.",
-        subcommands: [Create.self, List.self, Show.self, ResetPassword.self, Disable.self, Enable.self, SetDeviceLimit.self]
+        subcommands: [Create.self, List.self, Show.self, ResetPassword.self, Disable.self, Enable.self, SetDeviceLimit.self, SetRole.self,
+                      TOTPCommand.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -21,17 +22,23 @@ struct AccountsCommand: AsyncParsableCommand {
         @Option(help: "Email address (case-insensitive, unique).") var email: String
         @Option(help: "Password (at least 8 characters); prompted for when omitted.") var password: String?
         @Flag(help: "A sandbox account: it presents and sees only purchases made in the stores' sandboxes.") var sandbox = false
+        @Option(help: "customer (the default), support or operator: the last two open the console at /admin.") var role: AccountRole = .customer
 
         func run() async throws {
             let password = try password ?? promptPassword()
             let hash = try PasswordHashing.hash(password)
             try await withRuntime(settings) { runtime in
                 let account = try await runtime.catalog.createAccount(email: email, passwordHash: hash)
-                if sandbox {
-                    account.sandbox = true
+                if sandbox || role != .customer {
+                    account.sandbox = sandbox
+                    account.role = role
                     try await account.save(on: runtime.database.db)
                 }
-                print("Created \(sandbox ? "sandbox account" : "account") \(account.email) (\(account.id?.uuidString ?? "?"))")
+                try await AuditLog(database: runtime.database).record(
+                    actor: AuditLog.cliActor, action: "account.create", target: "account:\(try account.requireID().uuidString.lowercased())",
+                    after: ["email": account.email, "role": role.rawValue, "sandbox": String(sandbox)])
+                print("Created \(sandbox ? "sandbox account" : "account") \(account.email) (\(account.id?.uuidString ?? "?"))"
+                    + (role == .customer ? "" : " with role \(role.rawValue)"))
             }
         }
     }

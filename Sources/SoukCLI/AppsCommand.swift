@@ -10,7 +10,7 @@ extension AccessPolicy: ExpressibleByArgument {}
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps", abstract: "Manage the app catalog.",
-        subcommands: [Create.self, List.self, Show.self, SetIcon.self, SetPrice.self, Override.self, Takedown.self, Remove.self, Reinstate.self]
+        subcommands: [Create.self, List.self, Show.self, SetIcon.self, Media.self, Feature.self, SetPrice.self, Override.self, Takedown.self, Remove.self, Reinstate.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -70,6 +70,9 @@ struct AppsCommand: AsyncParsableCommand {
                     "  access        \(app.access.rawValue)",
                     "  price         \(app.pricing.summary)",
                     "  icon          \(app.iconSHA256 == nil ? "-" : "\(runtime.config.publicURL)/apps/\(app.appleItemId)/icon")",
+                    "  category      \(app.appCategory?.displayName ?? "-")",
+                    "  screenshots   \(AppMedia.Family.allCases.map { "\(app.media?.screenshots(for: $0).count ?? 0) \($0.rawValue)" }.joined(separator: ", "))",
+                    "  featured      \(app.featuredOrder.map { "order \($0)" } ?? "-")",
                     "  availability  \(app.availability.summary)\(app.takedownReason.map { " (\($0))" } ?? "")",
                 ]
                 let versions = try await runtime.catalog.versions(of: app)

@@ -85,6 +85,9 @@ extension EntitlementsCommand {
                 } catch let error as EntitlementGrantError {
                     throw CommandFailure(error.description)
                 }
+                try await AuditLog(database: runtime.database).record(
+                    actor: AuditLog.cliActor, action: "entitlement.grant", target: "account:\(accountId.uuidString.lowercased())",
+                    after: EntitlementsCommand.auditFields(grant))
                 print("Granted \(entitlement) to \(account) in \(app) (\(grant.environment.rawValue)) until "
                     + "\(grant.expiresAt.map(Table.date) ?? "revoked"); grant \(grant.id.uuidString.lowercased())")
             }
@@ -116,13 +119,23 @@ extension EntitlementsCommand {
             try await withRuntime(settings) { runtime in
                 let grants = EntitlementGrantStore(purchases: runtime.purchases)
                 if let id, let grantId = UUID(uuidString: id) {
-                    guard let grant = try await grants.revoke(grantId) else { throw CommandFailure("no grant with id \(id)") }
+                    let before = try await grants.grant(grantId)
+                    guard let grant = try await grants.revoke(grantId), let before else { throw CommandFailure("no grant with id \(id)") }
+                    if before.revokedAt == nil {
+                        try await EntitlementsCommand.auditRevoke(before: before, after: grant, database: runtime.database)
+                    }
                     print("Revoked grant \(id) (\(grant.entitlementId) in \(grant.app)) at \(grant.revokedAt.map(Table.date) ?? "-")")
                     return
                 }
                 guard let account, let app, let entitlement else { return }
                 let accountId = try await runtime.catalog.requireAccount(email: account).requireID()
+                let open = try await grants.list(account: accountId, app: app).filter { $0.revokedAt == nil }
                 let revoked = try await grants.revoke(account: accountId, app: app, entitlement: entitlement)
+                for after in revoked {
+                    if let before = open.first(where: { $0.id == after.id }) {
+                        try await EntitlementsCommand.auditRevoke(before: before, after: after, database: runtime.database)
+                    }
+                }
                 guard !revoked.isEmpty else {
                     throw CommandFailure("\(account) has no unrevoked grant of \(entitlement) in \(app)")
                 }
@@ -153,6 +166,21 @@ extension EntitlementsCommand {
                 print(EntitlementsCommand.grantsTable(list, emails: emails))
             }
         }
+    }
+
+    /// What the audit log keeps of a grant (the same fields as the console's).
+    static func auditFields(_ grant: EntitlementGrant) -> [String: String] {
+        var fields = ["grant": grant.id.uuidString.lowercased(), "app": grant.app, "entitlement": grant.entitlementId,
+                      "environment": grant.environment.rawValue, "until": grant.expiresAt.map(RFC3339.format) ?? "revoked",
+                      "reason": grant.reason ?? ""]
+        fields["revoked_at"] = grant.revokedAt.map(RFC3339.format)
+        return fields
+    }
+
+    static func auditRevoke(before: EntitlementGrant, after: EntitlementGrant, database: SoukDatabase) async throws {
+        try await AuditLog(database: database).record(
+            actor: AuditLog.cliActor, action: "entitlement.revoke", target: "account:\(after.accountId.uuidString.lowercased())",
+            before: auditFields(before), after: auditFields(after))
     }
 
     /// The grants as a table, one line each.

@@ -63,6 +63,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: RequestLogMiddleware(.info))
     router.add(middleware: MetricsMiddleware(metrics: metrics))
+    router.add(middleware: StorefrontErrorPages(pages: Pages(), catalog: runtime.catalog, keys: runtime.keys))
     router.add(middleware: ProblemMiddleware())
 
     OperationsController(database: runtime.database, metrics: metrics, metricsToken: runtime.config.metricsToken).addRoutes(to: router)
@@ -71,6 +72,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                              blobs: runtime.blobs, metrics: metrics)
         .addRoutes(to: router.group("packages"))
     AppIconController(catalog: runtime.catalog, blobs: runtime.blobs).addRoutes(to: router.group("apps"))
+    MediaController(catalog: runtime.catalog, blobs: runtime.blobs).addRoutes(to: router.group("media"))
     AssetsController().addRoutes(to: router)
     let bearer = BearerAuthenticator(tokens: runtime.tokens, realm: runtime.config.publicURL)
     let pages = Pages()
@@ -83,7 +85,9 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                   passwords: passwords, keys: runtime.keys, pages: pages, licenses: LicenseStore(database: runtime.database),
                   orders: MarketplaceOrderStore(database: runtime.database), subscriptions: MarketplaceSubscriptionStore(purchases: runtime.purchases))
         .addRoutes(to: router)
+    AccountPagesController(runtime: runtime, sessions: sessions).addRoutes(to: router)
     AccountAPIController(bearer: bearer, catalog: runtime.catalog).addRoutes(to: router)
+    AdminController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now).addRoutes(to: router)
     AppPagesController(runtime: runtime, sessions: sessions, pages: pages).addRoutes(to: router)
     MarketplaceKitConfigController(config: runtime.config, catalog: runtime.catalog, keys: runtime.keys).addRoutes(to: router)
     AppDataController(config: runtime.config, index: runtime.catalogIndex, catalog: runtime.catalog,

@@ -11,12 +11,13 @@ struct ServerFixture {
     /// `with`, for tests that also need the runtime (to change the catalog mid-test).
     static func withRuntime(
         _ backend: TestBackend,
+        now: @escaping @Sendable () -> Date = { Date() },
         configure: (inout SoukConfig) -> Void = { _ in },
         prepare: @escaping (SoukRuntime, StorePaths) async throws -> Void = AppDataTests.prepare,
         _ test: @escaping @Sendable (any TestClientProtocol, SoukRuntime) async throws -> Void
     ) async throws {
         let box = Box<SoukRuntime>()
-        try await with(backend, configure: configure, prepare: { runtime, paths in
+        try await with(backend, now: now, configure: configure, prepare: { runtime, paths in
             try await prepare(runtime, paths)
             box.value = runtime
         }) { client in

@@ -126,3 +126,34 @@ def test_a_paid_app_is_bought_from_its_page_then_installed(browsers, server):
     purchases = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "li") if "Souk Sketch" in item.text]
     assert purchases and "2.99 USD" in purchases[0] and "bought" in purchases[0], purchases
     browsers.check(driver, "account-with-purchase")
+
+
+def test_a_person_changes_their_password_then_deletes_their_account(browsers, signup_server):
+    driver = browsers.chromium()
+    email, password, new = f"leaver-{secrets.token_hex(4)}@example.com", secrets.token_urlsafe(12), secrets.token_urlsafe(12)
+    driver.get(f"{signup_server}/signup")
+    driver.find_element(By.ID, "email").send_keys(email)
+    driver.find_element(By.ID, "password").send_keys(password)
+    driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait_for(lambda: path_of(driver) == "/account", "the account page after signing up")
+    browsers.check(driver, "account-page")
+    driver.find_element(By.ID, "current-password").send_keys(password)
+    driver.find_element(By.ID, "new-password").send_keys(new)
+    driver.find_element(By.ID, "confirm-password").send_keys(new)
+    driver.find_element(By.XPATH, "//button[text()='Change password']").click()
+    wait_for(lambda: "notice=password-changed" in driver.current_url, "the password changed")
+    assert "Password changed." in driver.find_element(By.CSS_SELECTOR, "[role=status]").text
+    browsers.check(driver, "password-changed")
+    assert "within 48 hours" in driver.find_element(By.ID, "delete").find_element(By.XPATH, "following-sibling::ul").text
+    driver.find_element(By.ID, "delete-password").send_keys(new)
+    driver.find_element(By.ID, "delete-confirm").click()
+    driver.find_element(By.XPATH, "//button[text()='Delete my account']").click()
+    wait_for(lambda: path_of(driver) == "/signin", "signed out after deleting the account")
+    assert "Your account was deleted" in driver.find_element(By.CSS_SELECTOR, "[role=status]").text
+    browsers.check(driver, "account-deleted")
+    driver.find_element(By.ID, "email").send_keys(email)
+    driver.find_element(By.ID, "password").send_keys(new)
+    driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait_for(lambda: any("not right" in alert.text for alert in driver.find_elements(By.CSS_SELECTOR, "[role=alert]")),
+             "the deleted account cannot sign in")
+    browsers.check(driver, "deleted-account-refused", expected_status=401)

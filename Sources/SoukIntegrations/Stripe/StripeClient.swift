@@ -47,6 +47,23 @@ public struct StripeClient: Sendable {
         return try session(from: response, label: label)
     }
 
+    /// `POST /v1/subscriptions/:id` with `cancel_at_period_end`: a subscription stops renewing (or
+    /// renews again) at the end of the period it is in; Stripe then sends
+    /// `customer.subscription.updated`. Throws `StoreFault` (no answer) or `StripeRequestError`.
+    public func setCancelAtPeriodEnd(subscription id: String, _ cancel: Bool) async throws {
+        let label = "Stripe update subscription"
+        let url = baseURL + "/v1/subscriptions/" + StripeFormEncoding.pathSegment(id)
+        let body = Array(StripeFormEncoding.encode([("cancel_at_period_end", cancel ? "true" : "false")]).utf8)
+        let response = try await http.send(.POST, url, headers: headers + [("Content-Type", "application/x-www-form-urlencoded")],
+                                           body: body, label: label)
+        switch response.status {
+        case 200: return
+        case 401, 403: throw StoreFault(.credentials, "\(label): Stripe refused the secret key (\(response.status)); check stripeSecretKey")
+        case 409, 429, 500...: throw StoreFault(.unavailable, "\(label): Stripe answered \(response.status)")
+        default: throw StripeRequestError(status: response.status, body: response.body)
+        }
+    }
+
     var headers: [(String, String)] {
         var headers = [("Authorization", "Bearer \(secretKey)"), ("Accept", "application/json")]
         if let apiVersion { headers.append(("Stripe-Version", apiVersion)) }

@@ -63,12 +63,9 @@ struct CheckoutService: Sendable {
         self.runtime = runtime
         self.orders = MarketplaceOrderStore(database: runtime.database)
         self.payments = AppPayments(runtime: runtime)
-        let commerce = runtime.config.commerce
         self.development = DevelopmentProcessor(publicURL: runtime.config.publicURL)
-        if commerce.paymentProcessor == "stripe", let key = commerce.stripeSecretKey {
-            self.processor = StripeProcessor(client: StripeClient(baseURL: commerce.stripeBaseURL, secretKey: key,
-                                                                  http: StoreHTTPClient(retry: commerce.stores.retry)),
-                                             publicURL: runtime.config.publicURL)
+        if let client = runtime.stripeClient() {
+            self.processor = StripeProcessor(client: client, publicURL: runtime.config.publicURL)
         } else {
             self.processor = development
         }

@@ -98,6 +98,7 @@ public struct DemoSeeder {
                 let released = Date().addingTimeInterval(Double(index - app.versions.count) * 86_400 * 30)
                 _ = try await runtime.importer.importPackage(at: folder, releaseDate: released)
             }
+            try await seedStorefront(appleItemId: app.appleItemId)
         }
         try await seedCommerceCatalog(workFolder: workFolder)
         guard try await AccountModel.find(email: Self.demoEmail, on: runtime.database.db) == nil else {

@@ -88,6 +88,7 @@ struct Pages: Sendable {
             {{> start-plain}}
             <h1>Sign in to {{marketplace}}</h1>
             {{#loginHint}}<p class="hint">Your device asks to sign in as <strong>{{loginHint}}</strong>.</p>{{/loginHint}}
+            {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
             <form method="post" action="{{action}}">
             <input type="hidden" name="csrf_token" value="{{csrfToken}}">
@@ -112,35 +113,6 @@ struct Pages: Sendable {
             <p><a href="{{otherAccount}}">Use another account</a></p>
             {{> end}}
             """,
-        "account": """
-            {{> start}}
-            <h1>Your account</h1>
-            <p>Signed in as <strong>{{email}}</strong>.</p>
-            {{#notice}}<p class="hint" role="status">{{notice}}</p>{{/notice}}
-            <h2>Devices</h2>
-            {{^devices}}<p class="hint">No device is signed in.</p>{{/devices}}
-            <ul>{{#devices}}
-            <li><strong>{{clientId}}</strong> · signed in {{signedIn}} · last used {{lastUsed}}
-            <form method="post" action="/account/devices/sign-out"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <input type="hidden" name="client_id" value="{{clientId}}"><button type="submit">Sign out this device</button></form></li>
-            {{/devices}}</ul>
-            {{#hasDevices}}<form method="post" action="/account/devices/sign-out"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <button type="submit">Sign out all devices</button></form>{{/hasDevices}}
-            <h2>Purchases</h2>
-            {{^purchases}}<p class="hint">Nothing bought yet.</p>{{/purchases}}
-            <ul>{{#purchases}}<li><strong>{{item}}</strong> · {{price}} · {{status}}</li>
-            {{/purchases}}</ul>
-            <h2>Active installs</h2>
-            <p class="hint">{{installCount}} device(s) with a live app license{{#deviceLimit}}, of at most {{deviceLimit}}{{/deviceLimit}}.</p>
-            <ul>{{#installs}}
-            <li><strong>Device {{deviceId}}</strong> · {{apps}} app(s) · licensed until {{expires}}
-            <form method="post" action="/account/installs/release"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <input type="hidden" name="device_id" value="{{deviceId}}"><button type="submit">Release this device</button></form></li>
-            {{/installs}}</ul>
-            <form method="post" action="/signout"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <button type="submit">Sign out of this browser</button></form>
-            {{> end}}
-            """,
         "license-resolve": """
             {{> start-plain}}
             <h1>{{title}}</h1>
@@ -161,39 +133,6 @@ struct Pages: Sendable {
             <button type="submit">Create account</button>
             </form>{{> end}}
             """,
-        "catalog": """
-            {{> start}}
-            <h1>{{marketplace}}</h1>
-            {{^apps}}<p class="hint">No apps yet.</p>{{/apps}}
-            <ul>{{#apps}}
-            <li><a href="{{url}}"><strong>{{name}}</strong></a>{{#subtitle}} · {{subtitle}}{{/subtitle}}{{#developer}} · {{developer}}{{/developer}}</li>
-            {{/apps}}</ul>
-            <p><a href="/account">Your account</a></p>
-            {{> end}}
-            """,
-        "app": """
-            {{> start}}
-            <script type="application/ld+json">{{{jsonLD}}}</script>
-            {{#icon}}<img src="{{icon}}" alt="" width="96" height="96">{{/icon}}
-            <h1>{{name}}</h1>
-            {{#subtitle}}<p class="hint">{{subtitle}}</p>{{/subtitle}}
-            {{#developer}}<p>By {{developer}}</p>{{/developer}}
-            <p>{{description}}</p>
-            {{#price}}<p class="price">{{price}}</p>{{/price}}
-            {{#canInstall}}<form method="post" action="{{installAction}}">
-            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <button type="submit">Install</button></form>{{/canInstall}}
-            {{#paymentNote}}<p class="hint">{{paymentNote}}</p>{{/paymentNote}}
-            {{#buyAction}}<form method="post" action="{{buyAction}}">
-            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <button type="submit">{{buyLabel}}</button></form>{{/buyAction}}
-            {{^signedIn}}<p><a href="/signin">Sign in to install</a></p>{{/signedIn}}
-            <h2>Versions</h2>
-            <ul>{{#versions}}<li>{{shortVersion}} ({{bundleVersion}}) · released {{released}} · {{requirements}}</li>
-            {{/versions}}</ul>
-            <p><a href="/apps">All apps</a></p>
-            {{> end}}
-            """,
         "install": """
             {{> start-plain}}
             <h1>Install {{name}}</h1>
@@ -206,6 +145,8 @@ struct Pages: Sendable {
             {{> start}}
             <h1>{{title}}</h1>
             <p class="error" role="alert">{{message}}</p>
+            {{#requestId}}<p class="hint">Request id: <code>{{requestId}}</code></p>{{/requestId}}
+            <ul class="chips"><li><a href="/">Home</a></li><li><a href="/apps">All apps</a></li><li><a href="/account">Your account</a></li></ul>
             {{> end}}
             """,
     ]

@@ -28,6 +28,7 @@ enum WebStyles {
         button.secondary,.button.secondary{background:#fff;color:var(--accent)}
         button.danger{background:var(--danger);border-color:var(--danger)}
         form.inline{display:inline}form.inline button{margin-top:.3rem}
+        label.inline-label{display:inline;font-weight:600;margin-left:.4rem}
         .wide button[type=submit]{width:100%}
         .error{background:#fde8e8;color:#7a0d10;padding:.6rem .8rem;border-radius:.4rem;border-left:4px solid var(--danger)}
         .notice{background:#e8f4ea;color:#14451a;padding:.6rem .8rem;border-radius:.4rem;border-left:4px solid var(--ok)}
@@ -56,6 +57,7 @@ enum WebStyles {
         ins{background:#e8f4ea;text-decoration:none}del{background:#fde8e8}
         progress{width:100%;height:1.2rem}
         @media (max-width:40rem){h1{font-size:1.35rem}.grid{grid-template-columns:1fr}dl.facts{grid-template-columns:1fr}}
+        .card>div{min-width:0;overflow-wrap:anywhere}.screens li{flex:none}.app-head .price{margin:.2rem 0}
         """
 }
 

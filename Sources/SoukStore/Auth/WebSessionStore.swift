@@ -50,4 +50,11 @@ public struct WebSessionStore: Sendable {
     public func deleteAll(accountID: UUID) async throws {
         try await WebSessionModel.query(on: database.db).filter(\.$account.$id == accountID).delete()
     }
+
+    /// Ends every session of an account but the one whose token is `keeping` (a password change
+    /// signs the other browsers out).
+    public func deleteOthers(accountID: UUID, keeping token: String) async throws {
+        try await WebSessionModel.query(on: database.db).filter(\.$account.$id == accountID)
+            .filter(\.$tokenHash != OpaqueToken.hash(token)).delete()
+    }
 }

@@ -58,5 +58,8 @@ enum SoukMigrations {
         UpdateMarketplaceSubscriptionChargesAddPaymentRef(),
         // 017: the storefront's app media, category, what's new and featured apps (issue 14)
         AddAppMedia(),
+        // 018: the operator console's roles, TOTP and audit log (issue 14)
+        AddOperatorRolesAndTOTP(),
+        CreateAuditLog(),
     ]
 }

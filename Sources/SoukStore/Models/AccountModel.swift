@@ -14,6 +14,14 @@ public final class AccountModel: Model, @unchecked Sendable {
     /// A sandbox account sees and presents only purchases made in the stores' sandboxes.
     @Field(key: "sandbox") public var sandbox: Bool
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
+    /// `customer`, `support` or `operator` (`AccountRole`); only the last two open the console.
+    @Field(key: "role") public var roleName: String
+    /// The TOTP secret, sealed (`TOTPSecretBox`); set once enrolment starts, nil after a reset.
+    @OptionalField(key: "totp_secret") public var totpSecret: String?
+    /// Whether signing in to the console asks for a TOTP code after the password.
+    @Field(key: "totp_enabled") public var totpEnabled: Bool
+    /// The last TOTP time step accepted: a code is taken once.
+    @OptionalField(key: "totp_last_step") public var totpLastStep: Int64?
 
     public init() {}
 
@@ -22,6 +30,14 @@ public final class AccountModel: Model, @unchecked Sendable {
         self.passwordHash = passwordHash
         self.disabled = false
         self.sandbox = false
+        self.roleName = AccountRole.customer.rawValue
+        self.totpEnabled = false
+    }
+
+    /// The account's role; an unknown stored value counts as a customer's.
+    public var role: AccountRole {
+        get { AccountRole(rawValue: roleName) ?? .customer }
+        set { roleName = newValue.rawValue }
     }
 
     /// The one spelling of an email address Souk stores and looks up.
@@ -32,4 +48,17 @@ public final class AccountModel: Model, @unchecked Sendable {
     public static func find(email: String, on db: any Database) async throws -> AccountModel? {
         try await AccountModel.query(on: db).filter(\.$email == normalize(email: email)).first()
     }
+}
+
+/// What an account may do beyond its own purchases (issue 14).
+public enum AccountRole: String, Sendable, CaseIterable {
+    /// A person who buys and installs; no console.
+    case customer
+    /// Looks at everything; grants and revokes entitlements, resets passwords, redelivers webhooks.
+    case support
+    /// Everything support may, and changes the catalog, packages, takedowns, refunds, keys and accounts.
+    case `operator`
+
+    /// Whether the role opens `/admin`.
+    public var usesConsole: Bool { self != .customer }
 }

@@ -62,6 +62,24 @@ public final class FakeStripe: Sendable {
             }
             return Self.answer(session.json)
         }
+        // Subscription updates: only `cancel_at_period_end`, what Souk sends (the account page).
+        router.post("/v1/subscriptions/:id") { request, context in
+            if let refusal = self.authenticate(request) { return refusal }
+            var request = request
+            let pairs = Self.decodeForm(String(buffer: try await request.collectBody(upTo: 1 << 20)))
+            let id = context.parameters.get("id") ?? ""
+            guard let value = pairs.first(where: { $0.0 == "cancel_at_period_end" })?.1, ["true", "false"].contains(value) else {
+                return Self.refuse(400, code: "parameter_missing", param: "cancel_at_period_end", "Send cancel_at_period_end=true|false.")
+            }
+            let found = self.state.withLock { state -> Bool in
+                guard state.subscriptions[id] != nil else { return false }
+                state.subscriptions[id]?.cancelAtPeriodEnd = value == "true"
+                return true
+            }
+            guard found else { return Self.refuse(404, code: "resource_missing", param: "id", "No such subscription: '\(id)'") }
+            return Self.answer(.object([JSONMember("id", .string(id)), JSONMember("object", .string("subscription")),
+                                        JSONMember("cancel_at_period_end", .bool(value == "true"))]))
+        }
         router.get("/pay/:id") { _, context in
             let id = context.parameters.get("id") ?? ""
             guard let session = self.state.withLock({ $0.sessions[id] }), session.status == "open" else {
@@ -248,6 +266,11 @@ public final class FakeStripe: Sendable {
                                         period: next)
         }
         return event(type: "invoice.payment_failed", object: invoice)
+    }
+
+    /// Whether the subscription is set to end with its period (the account page's Cancel renewal).
+    public func cancelsAtPeriodEnd(_ subscriptionId: String) -> Bool? {
+        state.withLock { $0.subscriptions[subscriptionId]?.cancelAtPeriodEnd }
     }
 
     /// `customer.subscription.updated` after changing the status and/or `cancel_at_period_end`.

@@ -40,49 +40,9 @@ struct CheckoutController<Context: RequestContext> {
     /// refunded, negative). Open, failed and cancelled orders are not purchases.
     func purchases(_ request: Request, _ context: Context) async throws -> Response {
         let identity = try await bearer.requireBearer(request)
-        var entries: [(date: Date, entry: [String: Any])] = []
-        for order in try await checkout.orders.orders(account: identity.accountID) {
-            let base: [String: Any] = ["appleItemId": String(order.appleItemId), "currency": order.price.currency,
-                                       "environment": order.environment.rawValue]
-            if let paidAt = order.paidAt, order.status == .paid || order.status == .refunded {
-                entries.append((paidAt, base.merging(["kind": "purchase", "amount": order.amountPaid ?? order.price.amount,
-                                                      "date": RFC3339.format(paidAt)]) { $1 }))
-            }
-            if let refundedAt = order.refundedAt, order.status == .refunded || (order.amountRefunded ?? 0) > 0 {
-                entries.append((refundedAt, base.merging(["kind": "refund", "amount": -(order.amountRefunded ?? order.amountPaid ?? 0),
-                                                          "date": RFC3339.format(refundedAt)]) { $1 }))
-            }
-        }
-        let plans = MarketplaceSubscriptionStore(purchases: checkout.runtime.purchases)
-        // Plans paid through Stripe: each invoice as it charged (and refunds as refunded).
-        let charges = try await plans.charges(account: identity.accountID)
-        let byPlan = Dictionary(grouping: charges, by: \.subscriptionId)
-        for subscription in try await plans.subscriptions(account: identity.accountID) where !subscription.pending {
-            if let charged = byPlan[subscription.id] {
-                for charge in charged {
-                    entries.append((charge.date, ["kind": charge.kind, "productId": subscription.productId, "amount": charge.amount,
-                                                  "currency": charge.currency, "date": RFC3339.format(charge.date),
-                                                  "environment": subscription.environment.rawValue]))
-                }
-                continue
-            }
-            let base: [String: Any] = ["productId": subscription.productId, "currency": subscription.price.currency,
-                                       "environment": subscription.environment.rawValue, "amount": subscription.price.amount]
-            // Periods run back to back from the first: the first is the purchase, each later one a renewal.
-            var start = subscription.expiresAt
-            var starts: [Date] = []
-            for _ in 0...subscription.renewals {
-                start = start.addingTimeInterval(-subscription.length(from: start))
-                starts.insert(start, at: 0)
-            }
-            for (index, date) in starts.enumerated() {
-                entries.append((date, base.merging(["kind": index == 0 ? "purchase" : "renewal", "date": RFC3339.format(date)]) { $1 }))
-            }
-            if let revokedAt = subscription.revokedAt {
-                entries.append((revokedAt, base.merging(["kind": "refund", "amount": -subscription.price.amount, "date": RFC3339.format(revokedAt)]) { $1 }))
-            }
-        }
-        return .json(entries.sorted { $0.date > $1.date }.map(\.entry), cacheControl: "no-store")
+        let receipts = try await Receipt.all(account: identity.accountID, orders: checkout.orders,
+                                             plans: MarketplaceSubscriptionStore(purchases: checkout.runtime.purchases))
+        return .json(receipts.map(\.json), cacheControl: "no-store")
     }
 
     struct CheckoutRequest: Decodable {

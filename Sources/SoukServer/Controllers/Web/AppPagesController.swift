@@ -4,34 +4,39 @@ import SoukCore
 import SoukIntegrations
 import SoukStore
 
-/// The public app pages: `/` and `/apps` (the catalog; the storefront's home), `/apps/<appleItemId>` (the `appShareURL`, with
-/// schema.org `MobileApplication` JSON-LD for Spotlight), the Install button (a POST that answers
-/// with a fresh `marketplace-kit://install` link for the signed-in person) and `/sitemap.xml`.
+/// The storefront: `/` (featured, new and updated, categories), `/apps` and `/categories/<slug>`
+/// (paginated lists), `/search?q=` (`StorefrontListPages.swift`), the app page
+/// `/apps/<appleItemId>` (the `appShareURL`, with schema.org `MobileApplication` JSON-LD for
+/// Spotlight), the Install and Buy buttons (POSTs: a fresh `marketplace-kit://install` link for the
+/// signed-in person, or an order) and `/sitemap.xml`. The lists answer from `StorefrontIndex`, held
+/// in memory and kept current from the catalog change log, so no page scans the catalog.
 struct AppPagesController<Context: RequestContext> {
     let runtime: SoukRuntime
     let sessions: WebSessionStore
     let pages: Pages
+    let storefront: StorefrontIndex
+
+    init(runtime: SoukRuntime, sessions: WebSessionStore, pages: Pages, storefront: StorefrontIndex? = nil) {
+        self.runtime = runtime
+        self.sessions = sessions
+        self.pages = pages
+        self.storefront = storefront ?? StorefrontIndex(database: runtime.database, refreshInterval: runtime.config.catalogRefreshInterval,
+                                                        logger: runtime.logger)
+    }
 
     var catalog: CatalogStore { runtime.catalog }
     var base: String { runtime.config.publicURL }
 
     func addRoutes(to router: Router<Context>) {
-        router.get("/", use: catalogPage)
-        router.get("apps", use: catalogPage)
+        router.get("/", use: home)
+        router.get("apps", use: allApps)
+        router.get("search", use: search)
+        router.get("categories/:slug", use: category)
         router.get("apps/:appleItemId", use: appPage)
         router.post("apps/:appleItemId/install", use: install)
         router.post("apps/:appleItemId/buy", use: buy)
         router.get("sitemap.xml", use: sitemap)
         router.get("favicon.ico", use: favicon)
-    }
-
-    /// `GET /` and `GET /apps`: every available app.
-    @Sendable func catalogPage(_ request: Request, context: Context) async throws -> Response {
-        let apps = try await catalog.apps().filter { $0.availability == .available }
-        return pages.response("catalog", [
-            "title": "Apps", "marketplace": try await marketplaceName(),
-            "apps": apps.map { ["name": $0.name, "subtitle": $0.subtitle, "developer": $0.developerName, "url": "/apps/\($0.appleItemId)"] },
-        ])
     }
 
     /// `GET /apps/<appleItemId>`: the app page (`appShareURL`).
@@ -40,26 +45,50 @@ struct AppPagesController<Context: RequestContext> {
         let versions = try await catalog.versions(of: app)
         let session = try await sessions.session(for: request)
         let pricing = app.pricing
+        let media = app.media
+        let path = "/apps/\(app.appleItemId)"
         var values: [String: Any] = [
-            "title": app.name, "marketplace": try await marketplaceName(), "name": app.name, "subtitle": app.subtitle,
-            "developer": app.developerName, "description": app.appDescription,
-            "signedIn": session != nil, "csrfToken": session?.csrfToken ?? "", "installAction": "/apps/\(app.appleItemId)/install",
+            "title": app.name, "marketplace": try await marketplaceName(), "name": app.name,
+            "description": Self.paragraphs(app.appDescription),
+            "priceLabel": pricing.isFree ? "Free" : pricing.summary,
+            "signedIn": session != nil, "csrfToken": session?.csrfToken ?? "", "installAction": "\(path)/install",
+            "signInURL": SignInReturn.signInURL(returningTo: path, query: nil),
             "versions": versions.map { version in
                 ["shortVersion": version.shortVersionString, "bundleVersion": version.bundleVersion,
-                 "released": Self.day(version.releaseDate),
-                 "requirements": version.minimumOS.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value) or later" }.joined(separator: ", ")]
+                 "released": Self.day(version.releaseDate), "requirements": Self.compatibility(version.minimumOS).joined(separator: ", ")]
             },
-            "jsonLD": try Self.jsonLD(app: app, latest: versions.first, pageURL: "\(base)/apps/\(app.appleItemId)", base: base),
+            "compatibility": versions.first.map { Self.compatibility($0.minimumOS) } ?? [],
+            "jsonLD": try Self.jsonLD(app: app, latest: versions.first, pageURL: "\(base)\(path)", base: base),
         ]
-        if app.iconSHA256 != nil { values["icon"] = "/apps/\(app.appleItemId)/icon" }
-        if !pricing.isFree { values["price"] = pricing.summary }
+        // Mustache shows a section for an empty string: leave out what the app does not have.
+        if !app.subtitle.isEmpty { values["subtitle"] = app.subtitle }
+        if !app.developerName.isEmpty { values["developer"] = app.developerName }
+        if let icon = Self.iconImage(app.appleItemId, iconSHA256: app.iconSHA256, media: media, display: 128) {
+            values["icon"] = icon.merging(["alt": "\(app.name) icon", "class": "icon", "width": 128, "height": 128]) { _, new in new }
+        }
+        let screenshots = Self.screenshotGroups(media, appName: app.name)
+        values["screenshots"] = screenshots
+        values["hasScreenshots"] = !screenshots.isEmpty
+        let whatsNew = Self.paragraphs(app.whatsNew ?? "")
+        values["whatsNew"] = whatsNew
+        values["hasWhatsNew"] = !whatsNew.isEmpty
+        if let latest = versions.first {
+            values["latestVersion"] = latest.shortVersionString
+            if let size = try await downloadSize(latest) { values["size"] = Self.byteCount(size) }
+        }
+        if let category = app.appCategory {
+            values["category"] = ["name": category.displayName, "url": "/categories/\(category.slug)"]
+        }
+        let products = try await inAppProducts(bundleId: app.bundleId)
+        values["products"] = products
+        values["hasProducts"] = !products.isEmpty
         // Signed in: Install when the person may have it, else Buy (or the membership that includes it).
         if let session {
             switch try await verdict(app, account: session.account) {
             case .open:
                 values["canInstall"] = true
             case let verdict where !pricing.prices.isEmpty:
-                values["buyAction"] = "/apps/\(app.appleItemId)/buy"
+                values["buyAction"] = "\(path)/buy"
                 values["buyLabel"] = "Buy for \(pricing.price(in: nil)?.formatted ?? "")"
                 if verdict == .subscriptionExpired { values["paymentNote"] = PaymentRule.description(verdict, pricing: pricing) }
             case let verdict:
@@ -110,10 +139,12 @@ struct AppPagesController<Context: RequestContext> {
         return try await AppPayments(runtime: runtime).verdict(indexed, account: account)
     }
 
-    /// `GET /sitemap.xml`: every app page, for Spotlight.
+    /// `GET /sitemap.xml`: the home page, every category with apps and every app page, for Spotlight.
     @Sendable func sitemap(_ request: Request, context: Context) async throws -> Response {
-        let apps = try await catalog.apps().filter { $0.availability == .available }
-        let entries = apps.map { "  <url><loc>\(Self.xmlEscape("\(base)/apps/\($0.appleItemId)"))</loc></url>" }
+        let listed = try await storefront.catalog()
+        let paths = ["/"] + AppCategory.allCases.filter { listed.byCategory[$0.slug]?.isEmpty == false }.map { "/categories/\($0.slug)" }
+            + listed.byName.map { "/apps/\($0)" }
+        let entries = paths.map { "  <url><loc>\(Self.xmlEscape(base + $0))</loc></url>" }
         let xml = (["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"]
                    + entries + ["</urlset>", ""]).joined(separator: "\n")
         return Response(status: .ok, headers: [.contentType: "application/xml; charset=utf-8", .cacheControl: "public, max-age=300"],
@@ -142,7 +173,7 @@ struct AppPagesController<Context: RequestContext> {
         return app
     }
 
-    private func marketplaceName() async throws -> String {
+    func marketplaceName() async throws -> String {
         try await catalog.marketplaceName(keys: runtime.keys)
     }
 
@@ -164,7 +195,14 @@ struct AppPagesController<Context: RequestContext> {
             object["softwareVersion"] = latest.shortVersionString
             object["datePublished"] = day(latest.releaseDate)
         }
-        if app.iconSHA256 != nil { object["image"] = "\(base)/apps/\(app.appleItemId)/icon" }
+        if let icon = app.media?.icon {
+            object["image"] = base + icon.url()
+        } else if app.iconSHA256 != nil {
+            object["image"] = "\(base)/apps/\(app.appleItemId)/icon"
+        }
+        if let category = app.appCategory { object["applicationCategory"] = category.displayName }
+        let screenshots = app.media?.screenshots.map { base + $0.image.url() } ?? []
+        if !screenshots.isEmpty { object["screenshot"] = screenshots }
         let json = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
                           as: UTF8.self)
         return json.replacingOccurrences(of: "&", with: "\\u0026").replacingOccurrences(of: "<", with: "\\u003c")
@@ -178,5 +216,100 @@ struct AppPagesController<Context: RequestContext> {
     static func xmlEscape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    // MARK: App page facts
+
+    /// The download size of the latest version: its largest variant (the package tables' `variant/…` files).
+    private func downloadSize(_ version: AppVersionModel) async throws -> Int64? {
+        try await catalog.files(of: version).filter { $0.path.hasPrefix("variant/") }.map(\.size).max()
+    }
+
+    /// The app's in-app products on sale, with their prices, from its commerce catalog (the app's bundle id).
+    private func inAppProducts(bundleId: String) async throws -> [[String: String]] {
+        guard let state = try await runtime.commerceCatalogs.state(app: bundleId) else { return [] }
+        return state.catalog.products.map { product in
+            let title = product.title["en-US"] ?? product.title["en"] ?? product.title.sorted { $0.key < $1.key }.first?.value ?? product.id
+            var price = product.prices.map(\.formatted).joined(separator: ", ")
+            if price.isEmpty { price = "Free" }
+            if let period = product.period { price += " every \(Self.period(period))" }
+            return ["title": title, "kind": Self.kind(product.type), "price": price]
+        }
+    }
+
+    static func kind(_ type: ProductType) -> String {
+        switch type {
+        case .consumable: "Consumable"
+        case .nonConsumable: "One-time purchase"
+        case .autoRenewable: "Subscription"
+        case .nonRenewing: "Pass"
+        }
+    }
+
+    /// `P1M` → "month", `P3M` → "3 months".
+    static func period(_ duration: ISODuration) -> String {
+        let parts: [(Int, String)] = [(duration.years, "year"), (duration.months, "month"), (duration.weeks, "week"), (duration.days, "day")]
+        let named = parts.filter { $0.0 > 0 }.map { $0.0 == 1 ? $0.1 : "\($0.0) \($0.1)s" }
+        return named.isEmpty ? duration.description : named.joined(separator: " ")
+    }
+
+    /// "Requires iOS 17.4 or later", one line per platform.
+    static func compatibility(_ minimumOS: [String: String]) -> [String] {
+        minimumOS.sorted { $0.key < $1.key }.map { "Requires \(platformName($0.key)) \($0.value) or later" }
+    }
+
+    static func platformName(_ platform: String) -> String {
+        switch platform {
+        case "ios": "iOS"
+        case "ipados": "iPadOS"
+        case "macos": "macOS"
+        case "visionos": "visionOS"
+        case "watchos": "watchOS"
+        case "tvos": "tvOS"
+        default: platform
+        }
+    }
+
+    /// "48.2 MB" (decimal units, as the App Store shows sizes).
+    static func byteCount(_ bytes: Int64) -> String {
+        let units = ["bytes", "KB", "MB", "GB", "TB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
+        if unit == 0 { return "\(bytes) bytes" }
+        return String(format: value < 10 ? "%.1f" : "%.0f", value) + " " + units[unit]
+    }
+
+    /// Text split at blank lines into paragraphs (single line breaks kept as spaces).
+    static func paragraphs(_ text: String) -> [String] {
+        text.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\n\n")
+            .map { $0.split(separator: "\n").joined(separator: " ").trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+    }
+
+    /// An icon for the `image` partial: `src` at twice `display` pixels, with `srcset` when the
+    /// media has variants; the app's plain icon route when it has only `icon_sha256`.
+    static func iconImage(_ appleItemId: UInt64, iconSHA256: String?, media: AppMedia?, display: Int) -> [String: Any]? {
+        if let icon = media?.icon {
+            return ["src": icon.url(for: display * 2), "srcset": icon.srcset(), "sizes": "\(display)px"]
+        }
+        return iconSHA256 == nil ? nil : ["src": "/apps/\(appleItemId)/icon"]
+    }
+
+    /// Screenshots per device family (iPhone, then iPad), each with its `srcset`.
+    static func screenshotGroups(_ media: AppMedia?, appName: String) -> [[String: Any]] {
+        guard let media else { return [] }
+        return AppMedia.Family.allCases.compactMap { family in
+            let images = media.screenshots(for: family)
+            guard !images.isEmpty else { return nil }
+            return ["family": family.displayName, "slug": family.rawValue, "images": images.enumerated().map { index, image in
+                // Shown 400 px high (under the stylesheet's max-height), as wide as the shape gives.
+                let height = 400
+                let width = image.height > 0 ? max(1, image.width * height / image.height) : height
+                return ["src": image.url(for: width * 2), "srcset": image.srcset(), "sizes": "\(width)px",
+                        "alt": "\(appName) on \(family.displayName), screenshot \(index + 1) of \(images.count)",
+                        "width": width, "height": height] as [String: Any]
+            }]
+        }
     }
 }

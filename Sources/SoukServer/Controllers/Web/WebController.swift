@@ -37,9 +37,18 @@ struct WebController<Context: RequestContext> {
     // MARK: Signed out
 
     @Sendable func signInPage(_ request: Request, context: Context) async throws -> Response {
-        let returnTo = SignInReturn.path(request.uri.queryParameters["return"].map(String.init))
+        // `next` is the console's name for the same thing (`/signin?next=/admin/people`).
+        let returnTo = SignInReturn.path((request.uri.queryParameters["return"] ?? request.uri.queryParameters["next"]).map(String.init))
         if try await sessions.session(for: request) != nil { return Self.seeOther(returnTo ?? "/account") }
-        return try await signInForm(email: "", error: nil, status: .ok, returnTo: returnTo)
+        // Fixed wording per flag: nothing from the query string is shown.
+        let notice: String? = if request.uri.queryParameters["deleted"] != nil {
+            "Your account was deleted. Thank you for shopping here."
+        } else if request.uri.queryParameters["signed-out"] == "everywhere" {
+            "Signed out everywhere: every browser and every device has to sign in again."
+        } else {
+            nil
+        }
+        return try await signInForm(email: "", error: nil, status: .ok, returnTo: returnTo, notice: notice)
     }
 
     @Sendable func signIn(_ request: Request, context: Context) async throws -> Response {
@@ -88,7 +97,19 @@ struct WebController<Context: RequestContext> {
 
     // MARK: Signed in
 
-    /// The Purchases list: apps bought (paid or refunded) and membership plans, newest first.
+    /// What a plan's state means to its holder, in words.
+    static func planStatus(_ plan: MarketplaceSubscription) -> String {
+        switch plan.state {
+        case .active where plan.willRenew: "renews \(format(plan.expiresAt))"
+        case .active, .cancelled: "ends \(format(plan.expiresAt))"
+        case .gracePeriod: "payment failed; access until \(plan.graceExpiresAt.map(format) ?? "")"
+        case .billingRetry: "payment failed"
+        case .revoked: "refunded"
+        case .expired, .paused: "ended \(format(plan.expiresAt))"
+        }
+    }
+
+    /// The Purchases list: apps bought (paid or refunded), newest first (plans are under Memberships).
     func purchaseLines(_ accountID: UUID) async throws -> [[String: String]] {
         var lines: [(date: Date, line: [String: String])] = []
         var names: [UInt64: String] = [:]  // one read per app, however many orders name it
@@ -100,18 +121,6 @@ struct WebController<Context: RequestContext> {
             let price = Price(currency: order.price.currency, amount: order.amountPaid ?? order.price.amount).formatted
             let status = order.status == .refunded ? "refunded \(order.refundedAt.map(Self.format) ?? "")" : "bought \(order.paidAt.map(Self.format) ?? "")"
             lines.append((order.paidAt ?? order.createdAt, ["item": name, "price": price, "status": status]))
-        }
-        for plan in try await subscriptions.subscriptions(account: accountID) {
-            let status: String = switch plan.state {
-            case .active where plan.willRenew: "renews \(Self.format(plan.expiresAt))"
-            case .active, .cancelled: "ends \(Self.format(plan.expiresAt))"
-            case .gracePeriod: "payment failed; access until \(plan.graceExpiresAt.map(Self.format) ?? "")"
-            case .billingRetry: "payment failed"
-            case .revoked: "refunded"
-            case .expired, .paused: "ended \(Self.format(plan.expiresAt))"
-            }
-            lines.append((plan.startedAt, ["item": plan.productId + (plan.sandbox ? " (sandbox)" : ""), "price": plan.price.formatted + " a period",
-                                           "status": status]))
         }
         return lines.sorted { $0.date > $1.date }.map(\.line)
     }
@@ -138,6 +147,36 @@ struct WebController<Context: RequestContext> {
             },
         ]
         values["purchases"] = try await purchaseLines(accountID)
+        let plans = try await subscriptions.subscriptions(account: accountID).filter { !$0.pending }
+        values["hasPlans"] = !plans.isEmpty
+        values["plans"] = plans.map { plan -> [String: Any] in
+            let running = [.active, .gracePeriod, .billingRetry, .cancelled].contains(plan.state) && plan.expiresAt > now
+            return ["id": plan.id.uuidString.lowercased(), "name": plan.productId + (plan.sandbox ? " (sandbox)" : ""),
+                    "price": plan.price.formatted + " a period", "status": Self.planStatus(plan), "csrfToken": session.csrfToken,
+                    "canCancel": running && plan.willRenew, "canResume": running && !plan.willRenew && plan.state != .billingRetry]
+        }
+        let receipts = try await Receipt.all(account: accountID, orders: orders, plans: subscriptions)
+        values["hasReceipts"] = !receipts.isEmpty
+        var names: [UInt64: String] = [:]
+        var receiptLines: [[String: String]] = []
+        for receipt in receipts {
+            let item: String
+            switch receipt.item {
+            case .app(let appleItemId):
+                if names[appleItemId] == nil { names[appleItemId] = (try? await catalog.app(appleItemId: appleItemId).name) ?? "App \(appleItemId)" }
+                item = names[appleItemId] ?? ""
+            case .plan(let productId):
+                item = productId
+            }
+            receiptLines.append(["date": Self.format(receipt.date), "item": item, "kind": receipt.kind,
+                                 "amount": (receipt.amount < 0 ? "−" : "") + Price(currency: receipt.currency, amount: abs(receipt.amount)).formatted])
+        }
+        values["receipts"] = receiptLines
+        values["accountLicenseHours"] = config.licensing.accountHours
+        values["publicLicenseDays"] = config.licensing.publicHours / 24
+        if let notice = AccountPagesController<Context>.notice(request.uri.queryParameters["notice"].map(String.init)) {
+            values[notice.isError ? "problem" : "notice"] = notice.text
+        }
         if request.uri.queryParameters["signed-out"] != nil { values["notice"] = "Signed out." }
         if request.uri.queryParameters["released"] != nil { values["notice"] = "Device released: its app licenses end at their next renewal." }
         return pages.response("account", values)
@@ -177,7 +216,9 @@ struct WebController<Context: RequestContext> {
 
     private func startSession(for account: AccountModel, returnTo: String? = nil) async throws -> Response {
         let token = try await sessions.create(accountID: try account.requireID())
-        var response = Self.seeOther(returnTo ?? "/account")
+        // With TOTP on, the password is the first step: the code step marks the session for the console.
+        let next = returnTo ?? "/account"
+        var response = Self.seeOther(account.totpEnabled ? ConsoleGate.url(ConsoleGate.secondFactorPath, next: next) : next)
         response.headers[.setCookie] = Cookie(name: WebSessionStore.cookieName, value: token, maxAge: Int(sessions.lifetime), path: "/",
                                               secure: secure, httpOnly: true, sameSite: .lax).description
         return response
@@ -192,10 +233,12 @@ struct WebController<Context: RequestContext> {
     }
 
     private func signInForm(email: String, error: String?, status: HTTPResponse.Status, extraHeaders: HTTPFields = [:],
-                            returnTo: String? = nil) async throws -> Response {
-        try await formPage("sign-in", ["title": "Sign in", "action": "/signin", "email": email,
-                                       "hidden": returnTo.map { [["name": "return", "value": $0]] } ?? [[String: String]](),
-                                       "signUp": config.signUpEnabled], error: error, status: status, extraHeaders: extraHeaders)
+                            returnTo: String? = nil, notice: String? = nil) async throws -> Response {
+        var values: [String: Any] = ["title": "Sign in", "action": "/signin", "email": email,
+                                     "hidden": returnTo.map { [["name": "return", "value": $0]] } ?? [[String: String]](),
+                                     "signUp": config.signUpEnabled]
+        values["notice"] = notice
+        return try await formPage("sign-in", values, error: error, status: status, extraHeaders: extraHeaders)
     }
 
     private func signUpForm(email: String, error: String?, status: HTTPResponse.Status) async throws -> Response {

@@ -1,0 +1,212 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// People: search, a person's page, promotional grants, disable/enable and password resets.
+extension AdminController {
+    /// `/admin/people?q=`: accounts by email substring or exact id, 50 a page.
+    @Sendable func people(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        let query = request.uri.queryParameters["q"].map(String.init) ?? ""
+        let page = Self.page(request)
+        let found = try await PeopleDirectory(database: runtime.database).search(query, limit: Self.pageSize + 1,
+                                                                                 offset: (page - 1) * Self.pageSize)
+        return try await render("admin-people", session: session, title: "People", [
+            "query": query,
+            "people": try found.prefix(Self.pageSize).map { account in
+                ["id": try account.requireID().uuidString.lowercased(), "email": account.email, "role": account.role.rawValue,
+                 "status": account.disabled ? "disabled" : "active", "created": account.createdAt.map(WebController<Context>.format) ?? "-"]
+            },
+            "none": found.isEmpty,
+            "pager": Self.pager(path: "/admin/people", query: ["q": query], page: page, hasMore: found.count > Self.pageSize),
+        ])
+    }
+
+    /// `/admin/people/<id>`: the account's facts, devices, live licenses, purchases, orders and grants.
+    @Sendable func person(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        let account = try await requirePerson(context)
+        let notice = request.uri.queryParameters["done"].map { Self.notices[String($0)] ?? "" }
+        return try await personPage(session: session, account: account, notice: notice, error: nil)
+    }
+
+    static var notices: [String: String] {
+        ["granted": "Entitlement granted.", "revoked": "Grant revoked.", "disabled": "Account disabled and signed out everywhere.",
+         "enabled": "Account enabled."]
+    }
+
+    func requirePerson(_ context: Context) async throws -> AccountModel {
+        guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)),
+              let account = try await runtime.catalog.account(id: id) else {
+            throw Problem(.notFound, "No account has this id.")
+        }
+        return account
+    }
+
+    func personPage(session: ConsoleSession, account: AccountModel, notice: String?, error: String?, oneTimePassword: String? = nil,
+                    status: HTTPResponse.Status = .ok) async throws -> Response {
+        let id = try account.requireID()
+        let at = now()
+        let csrf = session.csrfToken
+        let format = WebController<Context>.format
+        let devices = try await runtime.tokens.devices(accountID: id).map { device in
+            ["clientId": device.clientId, "signedIn": format(device.signedInAt), "lastUsed": device.lastUsedAt.map(format) ?? "never"]
+        }
+        let licenses = try await LicenseStore(database: runtime.database).list(accountID: id, limit: 1000).filter { $0.isLive(at: at) }
+            .map { ["license": String($0.licenseId), "app": String($0.appleItemId), "device": $0.deviceId, "expires": format($0.expiresAt)] }
+        let purchases = try await runtime.purchases.list(account: id, limit: 200).map { purchase in
+            ["app": purchase.app, "product": purchase.productId, "store": purchase.store.rawValue, "status": purchase.status.rawValue,
+             "date": format(purchase.purchaseDate ?? purchase.createdAt), "revoked": purchase.revokedAt.map(format) ?? ""]
+        }
+        let orders = try await MarketplaceOrderStore(database: runtime.database).orders(account: id).map { order in
+            ["app": String(order.appleItemId), "price": Price(currency: order.price.currency, amount: order.amountPaid ?? order.price.amount).formatted,
+             "status": order.status.rawValue, "date": format(order.paidAt ?? order.createdAt), "processor": order.processor]
+        }
+        let grants = try await EntitlementGrantStore(purchases: runtime.purchases).list(account: id).reversed().map { grant -> [String: Any] in
+            ["id": grant.id.uuidString.lowercased(), "app": grant.app, "entitlement": grant.entitlementId,
+             "environment": grant.environment.rawValue, "starts": format(grant.startsAt), "until": grant.expiresAt.map(format) ?? "until revoked",
+             "reason": grant.reason ?? "", "state": grant.revokedAt != nil ? "revoked" : grant.isActive(at: at) ? "active" : "ended",
+             "revocable": grant.revokedAt == nil && grant.isActive(at: at), "csrfToken": csrf, "person": id.uuidString.lowercased()]
+        }
+        var values: [String: Any] = [
+            "id": id.uuidString.lowercased(), "email": account.email, "personRole": account.role.rawValue,
+            "status": account.disabled ? "disabled" : "active", "disabled": account.disabled,
+            "environment": account.sandbox ? "sandbox" : "production", "created": account.createdAt.map(format) ?? "-",
+            "twoFactor": account.totpEnabled ? "on" : "off",
+            "devices": devices, "licenses": licenses, "purchases": purchases, "orders": orders, "grants": grants,
+            "apps": try await CommerceCatalogStore(database: runtime.database).apps().map { ["app": $0] },
+        ]
+        values["notice"] = notice
+        values["error"] = error
+        values["oneTimePassword"] = oneTimePassword
+        return try await render("admin-person", session: session, title: account.email, values, status: status)
+    }
+
+    /// Grants an entitlement (support and operators): app, entitlement, reason, optional until.
+    @Sendable func grant(_ request: Request, context: Context) async throws -> Response {
+        let (session, form) = try await gate.form(request, context: context)
+        let account = try await requirePerson(context)
+        let id = try account.requireID()
+        let app = (form["app"] ?? "").trimmingCharacters(in: .whitespaces)
+        let entitlement = (form["entitlement"] ?? "").trimmingCharacters(in: .whitespaces)
+        let reason = (form["reason"] ?? "").trimmingCharacters(in: .whitespaces)
+        let untilText = (form["until"] ?? "").trimmingCharacters(in: .whitespaces)
+        func refuse(_ message: String) async throws -> Response {
+            try await personPage(session: session, account: account, notice: nil, error: message, status: .badRequest)
+        }
+        guard !reason.isEmpty else { return try await refuse("Say why the entitlement is granted.") }
+        var until: Date?
+        if !untilText.isEmpty {
+            guard let parsed = Self.parseUntil(untilText) else {
+                return try await refuse("Until must be an RFC 3339 date (2027-01-01) or date-time (2027-01-01T00:00:00Z).")
+            }
+            until = parsed
+        }
+        guard let catalog = try await runtime.commerceCatalogs.state(app: app) else {
+            return try await refuse("\(app.isEmpty ? "That app" : app) has no in-app catalog.")
+        }
+        let made: EntitlementGrant
+        do {
+            made = try await EntitlementGrantStore(purchases: runtime.purchases)
+                .grant(account: id, catalog: catalog.catalog, entitlement: entitlement, until: until, reason: reason)
+        } catch let error as EntitlementGrantError {
+            return try await refuse(error.description)
+        }
+        try await audit.record(actor: session.actor, action: "entitlement.grant", target: "account:\(id.uuidString.lowercased())",
+                               after: Self.auditFields(made))
+        return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=granted")
+    }
+
+    /// Revokes one promotional grant of the person (support and operators).
+    @Sendable func revokeGrant(_ request: Request, context: Context) async throws -> Response {
+        let (session, _) = try await gate.form(request, context: context)
+        let account = try await requirePerson(context)
+        let id = try account.requireID()
+        let grants = EntitlementGrantStore(purchases: runtime.purchases)
+        guard let grantID = context.parameters.get("grant").flatMap(UUID.init(uuidString:)),
+              let before = try await grants.grant(grantID), before.accountId == id else {
+            throw Problem(.notFound, "This person has no such grant.")
+        }
+        if let after = try await grants.revoke(grantID), before.revokedAt == nil, after.revokedAt != nil {
+            try await audit.record(actor: session.actor, action: "entitlement.revoke", target: "account:\(id.uuidString.lowercased())",
+                                   before: Self.auditFields(before), after: Self.auditFields(after))
+        }
+        return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=revoked")
+    }
+
+    /// Disables the account (operators only): its tokens and web sessions end at once.
+    @Sendable func disable(_ request: Request, context: Context) async throws -> Response {
+        try await setDisabled(true, request, context: context)
+    }
+
+    /// Enables a disabled account (operators only).
+    @Sendable func enable(_ request: Request, context: Context) async throws -> Response {
+        try await setDisabled(false, request, context: context)
+    }
+
+    private func setDisabled(_ disabled: Bool, _ request: Request, context: Context) async throws -> Response {
+        let (session, _) = try await gate.form(request, context: context, operatorOnly: true)
+        let account = try await requirePerson(context)
+        let id = try account.requireID()
+        guard id != session.accountID else { throw Problem(.conflict, "You cannot disable or enable your own account here.") }
+        if try await PeopleDirectory(database: runtime.database).setDisabled(disabled, account: id) {
+            if disabled {
+                try await runtime.tokens.revokeAll(accountID: id)
+                try await sessions.deleteAll(accountID: id)
+            }
+            try await audit.record(actor: session.actor, action: disabled ? "account.disable" : "account.enable",
+                                   target: "account:\(id.uuidString.lowercased())",
+                                   before: ["email": account.email, "disabled": String(!disabled)],
+                                   after: ["email": account.email, "disabled": String(disabled)])
+        }
+        return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=\(disabled ? "disabled" : "enabled")")
+    }
+
+    /// Sets a new password (support and operators): the one typed, or a generated one shown once.
+    /// The account is signed out everywhere.
+    @Sendable func resetPassword(_ request: Request, context: Context) async throws -> Response {
+        let (session, form) = try await gate.form(request, context: context)
+        let account = try await requirePerson(context)
+        let id = try account.requireID()
+        let typed = form.values["password"] ?? ""
+        let password = typed.isEmpty ? Self.generatedPassword() : typed
+        let hash: String
+        do {
+            hash = try await PasswordHasher.hash(password)
+        } catch let rule as PasswordRuleError {
+            return try await personPage(session: session, account: account, notice: nil, error: rule.description, status: .badRequest)
+        }
+        account.passwordHash = hash
+        try await account.save(on: runtime.database.db)
+        try await runtime.tokens.revokeAll(accountID: id)
+        try await sessions.deleteAll(accountID: id)
+        try await audit.record(actor: session.actor, action: "account.reset-password", target: "account:\(id.uuidString.lowercased())",
+                               before: ["email": account.email], after: ["email": account.email, "password": typed.isEmpty ? "generated" : "set",
+                                                                         "sessions": "signed out"])
+        return try await personPage(session: session, account: account, notice: "New password set; the account was signed out everywhere.",
+                                    error: nil, oneTimePassword: typed.isEmpty ? password : nil)
+    }
+
+    /// What the audit log keeps of a grant.
+    static func auditFields(_ grant: EntitlementGrant) -> [String: String] {
+        var fields = ["grant": grant.id.uuidString.lowercased(), "app": grant.app, "entitlement": grant.entitlementId,
+                      "environment": grant.environment.rawValue, "until": grant.expiresAt.map(RFC3339.format) ?? "revoked",
+                      "reason": grant.reason ?? ""]
+        fields["revoked_at"] = grant.revokedAt.map(RFC3339.format)
+        return fields
+    }
+
+    /// An RFC 3339 date-time, or a date (midnight UTC).
+    static func parseUntil(_ text: String) -> Date? {
+        RFC3339.parse(text) ?? (text.count == 10 ? RFC3339.parse(text + "T00:00:00Z") : nil)
+    }
+
+    /// 16 letters and digits from the system's secure generator (about 80 bits).
+    static func generatedPassword() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let letters = Array("abcdefghjkmnpqrstuvwxyz23456789")
+        let characters = (0..<16).map { _ in letters[Int.random(in: 0..<letters.count, using: &generator)] }
+        return stride(from: 0, to: 16, by: 4).map { String(characters[$0..<($0 + 4)]) }.joined(separator: "-")
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// The operator's own two-factor settings (`/admin/security`) and the audit log page.
+extension AdminController {
+    /// Shows the `otpauth://` URI and base32 secret to enrol (while TOTP is off), or its state.
+    @Sendable func security(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        return try await securityPage(session: session, error: nil, status: .ok)
+    }
+
+    func securityPage(session: ConsoleSession, error: String?, status: HTTPResponse.Status) async throws -> Response {
+        var values: [String: Any] = ["enabled": session.account.totpEnabled]
+        if session.account.totpEnabled {
+            values["unusedRecoveryCodes"] = String(try await totp.unusedRecoveryCodes(account: session.accountID))
+        } else if let secret = try await totp.pendingSecret(account: session.accountID) {
+            let issuer = try await runtime.catalog.marketplaceName(keys: runtime.keys)
+            values["secret"] = Base32.encode(secret)
+            values["uri"] = TOTP.provisioningURI(secret: secret, issuer: issuer, account: session.account.email)
+        }
+        values["error"] = error
+        return try await render("admin-security", session: session, title: "Two-factor sign-in", values, status: status)
+    }
+
+    /// Turns TOTP on once a code from the app is confirmed; shows the ten recovery codes once.
+    @Sendable func confirmTOTP(_ request: Request, context: Context) async throws -> Response {
+        let (session, form) = try await gate.form(request, context: context)
+        guard let codes = try await totp.confirm(account: session.accountID, code: form["code"] ?? "") else {
+            return try await securityPage(session: session, error: "That code is not right. Check the app's clock and try the current code.",
+                                          status: .badRequest)
+        }
+        // The person just gave a code: this session has its second factor.
+        try await totp.markSecondFactor(sessionToken: session.cookie)
+        try await audit.record(actor: session.actor, action: "account.totp-enable", target: "account:\(session.accountID.uuidString.lowercased())",
+                               before: ["email": session.account.email, "totp": "off"], after: ["email": session.account.email, "totp": "on"])
+        return try await render("admin-recovery-codes", session: session, title: "Recovery codes", ["codes": codes])
+    }
+
+    /// `/admin/audit`: newest first, 50 a page, filtered by actor and/or action.
+    @Sendable func auditPage(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        let actor = request.uri.queryParameters["actor"].map(String.init) ?? ""
+        let action = request.uri.queryParameters["action"].map(String.init) ?? ""
+        let page = Self.page(request)
+        let entries = try await audit.list(actor: actor, action: action, limit: Self.pageSize + 1, offset: (page - 1) * Self.pageSize)
+        return try await render("admin-audit", session: session, title: "Audit log", [
+            "actor": actor, "action": action, "entries": entries.prefix(Self.pageSize).map(Self.auditLine), "none": entries.isEmpty,
+            "pager": Self.pager(path: "/admin/audit", query: ["actor": actor, "action": action], page: page, hasMore: entries.count > Self.pageSize),
+        ])
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// The operator console (`/admin…`, issue 14) for accounts with the `support` or `operator` role:
+/// the dashboard, people, the audit log and the operator's own two-factor settings. Every route
+/// passes `ConsoleGate`; every change is written to the audit log with its before and after.
+struct AdminController<Context: RequestContext> {
+    let runtime: SoukRuntime
+    let sessions: WebSessionStore
+    let pages: Pages
+    let totp: TOTPStore
+    let audit: AuditLog
+    let now: @Sendable () -> Date
+
+    init(runtime: SoukRuntime, sessions: WebSessionStore, pages: Pages, now: @escaping @Sendable () -> Date) {
+        self.runtime = runtime
+        self.sessions = sessions
+        self.pages = pages
+        self.totp = TOTPStore(database: runtime.database, keysDir: runtime.config.keysDir, now: now)
+        self.audit = AuditLog(database: runtime.database)
+        self.now = now
+    }
+
+    var gate: ConsoleGate {
+        let catalog = runtime.catalog, keys = runtime.keys
+        return ConsoleGate(sessions: sessions, totp: totp, pages: pages, marketplaceName: { try await catalog.marketplaceName(keys: keys) })
+    }
+
+    /// Rows per page of the people and audit lists.
+    static var pageSize: Int { 50 }
+
+    func addRoutes(to router: Router<Context>) {
+        let catalog = runtime.catalog, keys = runtime.keys
+        SecondFactorController<Context>(sessions: sessions, totp: totp, throttle: LoginThrottle(database: runtime.database, now: now),
+                                        pages: pages, marketplaceName: { try await catalog.marketplaceName(keys: keys) })
+            .addRoutes(to: router)
+        router.get("admin", use: dashboard)
+        router.get("admin/people", use: people)
+        router.get("admin/people/:id", use: person)
+        router.post("admin/people/:id/grants", use: grant)
+        router.post("admin/people/:id/grants/:grant/revoke", use: revokeGrant)
+        router.post("admin/people/:id/disable", use: disable)
+        router.post("admin/people/:id/enable", use: enable)
+        router.post("admin/people/:id/reset-password", use: resetPassword)
+        router.get("admin/security", use: security)
+        router.post("admin/security/confirm", use: confirmTOTP)
+        router.get("admin/audit", use: auditPage)
+    }
+
+    /// The dashboard: what the marketplace holds now.
+    @Sendable func dashboard(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        let counts = try await PeopleDirectory(database: runtime.database).counts(at: now())
+        return try await render("admin-dashboard", session: session, title: "Console", [
+            "counts": [
+                ["label": "Apps", "value": String(counts.apps)],
+                ["label": "Accounts", "value": String(counts.accounts)],
+                ["label": "Live licenses", "value": String(counts.liveLicenses)],
+                ["label": "Active subscriptions", "value": String(counts.activeSubscriptions)],
+                ["label": "Active promotional grants", "value": String(counts.activeGrants)],
+            ],
+            "recent": try await audit.list(limit: 10).map(Self.auditLine),
+        ])
+    }
+
+    /// A console page: the layout's values, the console's navigation and the session's CSRF token.
+    func render(_ template: String, session: ConsoleSession, title: String, _ values: [String: Any],
+                status: HTTPResponse.Status = .ok) async throws -> Response {
+        var all = values
+        // `{{#has-x}}` opens a table only when the list `x` has rows.
+        for (key, value) in values {
+            if let list = value as? [Any] { all["has-" + key] = !list.isEmpty }
+        }
+        all["title"] = title
+        all["marketplace"] = try await runtime.catalog.marketplaceName(keys: runtime.keys)
+        all["csrfToken"] = session.csrfToken
+        all["operatorEmail"] = session.account.email
+        all["role"] = session.role.rawValue
+        all["isOperator"] = session.isOperator
+        return pages.response(template, all, status: status)
+    }
+
+    static func auditLine(_ entry: AuditEntry) -> [String: String] {
+        ["at": WebController<Context>.format(entry.at), "actor": entry.actor, "action": entry.action, "target": entry.target,
+         "before": entry.before ?? "", "after": entry.after ?? ""]
+    }
+
+    /// Links to the previous and next page of a list (`nil` where there is none).
+    static func pager(path: String, query: [String: String], page: Int, hasMore: Bool) -> [String: Any] {
+        func link(_ page: Int) -> String {
+            var items = query.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+            items.append(URLQueryItem(name: "page", value: String(page)))
+            var components = URLComponents()
+            components.path = path
+            components.queryItems = items
+            return components.string ?? path
+        }
+        var pager: [String: Any] = ["page": String(page)]
+        if page > 1 { pager["previous"] = link(page - 1) }
+        if hasMore { pager["next"] = link(page + 1) }
+        return pager
+    }
+
+    static func page(_ request: Request) -> Int {
+        max(1, request.uri.queryParameters["page"].flatMap { Int(String($0)) } ?? 1)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// Who is using the operator console, once the gate let them in.
+struct ConsoleSession: Sendable {
+    var account: AccountModel
+    var accountID: UUID
+    var csrfToken: String
+    var role: AccountRole
+    /// The session's cookie value (to mark its second factor).
+    var cookie: String
+
+    /// The audit log's actor: the operator's email.
+    var actor: String { account.email }
+    var isOperator: Bool { role == .operator }
+}
+
+/// The door of every `/admin…` route (issue 14): signed out → 303 to `/signin?next=<path>`; a
+/// customer → 403 page; an account with TOTP on whose session has not given its code → 303 to the
+/// code step; a POST without the session's CSRF token → 403 (`form`).
+struct ConsoleGate: Sendable {
+    let sessions: WebSessionStore
+    let totp: TOTPStore
+    let pages: Pages
+    let marketplaceName: @Sendable () async throws -> String
+
+    /// The console session of `request`, or a refusal thrown as its response.
+    func session(_ request: Request) async throws -> ConsoleSession {
+        let here = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
+        guard let cookie = request.cookies[WebSessionStore.cookieName]?.value, let session = try await sessions.find(cookie) else {
+            throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(Self.url("/signin", next: here)))
+        }
+        let role = session.account.role
+        guard role.usesConsole else {
+            throw ConsoleRefusal(response: pages.response("admin-forbidden", [
+                "title": "Not available", "marketplace": try await marketplaceName(), "email": session.account.email,
+            ], status: .forbidden))
+        }
+        if session.account.totpEnabled, try await !totp.secondFactorGiven(sessionToken: cookie) {
+            throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(Self.url(Self.secondFactorPath, next: here)))
+        }
+        return ConsoleSession(account: session.account, accountID: try session.account.requireID(), csrfToken: session.csrfToken,
+                              role: role, cookie: cookie)
+    }
+
+    /// The form of a console POST from an operator (`operatorOnly`) or any console role; 403 without
+    /// the session's CSRF token or the role.
+    func form(_ request: Request, context: some RequestContext, operatorOnly: Bool = false) async throws -> (ConsoleSession, FormBody) {
+        let session = try await self.session(request)
+        guard let stored = try await sessions.find(session.cookie) else { throw Problem(.forbidden, "Sign in again.") }
+        let form = try await sessions.checkedForm(request, session: stored, context: context)
+        if operatorOnly, !session.isOperator {
+            throw Problem(.forbidden, "Only an operator may do this; your role is \(session.role.rawValue).")
+        }
+        return (session, form)
+    }
+
+    /// The sign-in step that asks for the TOTP code (`SecondFactorController`).
+    static var secondFactorPath: String { "/signin/code" }
+
+    /// `path?next=<next>` with `next` percent-encoded.
+    static func url(_ path: String, next: String) -> String {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+?#")
+        return path + "?next=" + (next.addingPercentEncoding(withAllowedCharacters: allowed) ?? "/admin")
+    }
+}
+
+/// A refusal of the console gate, answered with its own page or redirect.
+struct ConsoleRefusal: HTTPResponseError {
+    let response: Response
+    var status: HTTPResponse.Status { response.status }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response { response }
+}

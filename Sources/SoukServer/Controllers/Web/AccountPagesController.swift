@@ -1,0 +1,138 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukIntegrations
+import SoukStore
+
+/// What a person changes on their account page (issue 14 item 2): their password, membership
+/// renewals (cancel and resume, through Stripe when Stripe bills the plan), signing out everywhere,
+/// and deleting the account. Every form is signed in and carries the session's CSRF token; a plan
+/// id in a form selects only a plan of the signed-in account.
+struct AccountPagesController<Context: RequestContext> {
+    let runtime: SoukRuntime
+    let sessions: WebSessionStore
+
+    func addRoutes(to router: Router<Context>) {
+        router.post("account/password", use: changePassword)
+        router.post("account/sign-out-everywhere", use: signOutEverywhere)
+        router.post("account/delete", use: deleteAccount)
+        router.post("account/plans/:id/cancel") { request, context in try await setRenewal(request, context, renew: false) }
+        router.post("account/plans/:id/resume") { request, context in try await setRenewal(request, context, renew: true) }
+    }
+
+    var plans: MarketplaceSubscriptionStore { MarketplaceSubscriptionStore(purchases: runtime.purchases) }
+
+    /// A signed-in form: the session and its fields, or the sign-in page to go to.
+    func signedInForm(_ request: Request, _ context: Context) async throws -> (WebSessionStore.Session, FormBody)? {
+        guard let session = try await sessions.session(for: request) else { return nil }
+        return (session, try await sessions.checkedForm(request, session: session, context: context))
+    }
+
+    static func back(_ notice: String) -> Response {
+        WebController<Context>.seeOther("/account?notice=\(notice)")
+    }
+
+    /// `POST /account/password`: the current password, then the new one twice. Other browsers are
+    /// signed out (this one stays); devices keep their tokens — "Sign out everywhere" ends those too.
+    @Sendable func changePassword(_ request: Request, context: Context) async throws -> Response {
+        guard let (session, form) = try await signedInForm(request, context) else { return WebController<Context>.seeOther("/signin") }
+        let account = session.account
+        guard try await PasswordHasher.verify(form.values["current_password"] ?? "", hash: account.passwordHash) else {
+            return Self.back("password-wrong")
+        }
+        let new = form.values["new_password"] ?? ""
+        guard new == form.values["confirm_password"] ?? "" else { return Self.back("password-mismatch") }
+        let hash: String
+        do { hash = try await PasswordHasher.hash(new) } catch is PasswordRuleError { return Self.back("password-rules") }
+        account.passwordHash = hash
+        try await account.save(on: runtime.database.db)
+        let current = request.cookies[WebSessionStore.cookieName]?.value ?? ""
+        try await sessions.deleteOthers(accountID: try account.requireID(), keeping: current)
+        return Self.back("password-changed")
+    }
+
+    /// `POST /account/sign-out-everywhere`: every device's tokens and every browser session, this one included.
+    @Sendable func signOutEverywhere(_ request: Request, context: Context) async throws -> Response {
+        guard let (session, _) = try await signedInForm(request, context) else { return WebController<Context>.seeOther("/signin") }
+        let accountID = try session.account.requireID()
+        try await runtime.tokens.revokeAll(accountID: accountID)
+        try await sessions.deleteAll(accountID: accountID)
+        return WebController<Context>.seeOther("/signin?signed-out=everywhere")
+    }
+
+    /// `POST /account/plans/<id>/cancel|resume`: renewal off or back on for one of the account's
+    /// running plans. A plan Stripe bills changes at Stripe first (`cancel_at_period_end`); when
+    /// Stripe cannot be reached nothing changes and the page says to try again.
+    func setRenewal(_ request: Request, _ context: Context, renew: Bool) async throws -> Response {
+        guard let (session, _) = try await signedInForm(request, context) else { return WebController<Context>.seeOther("/signin") }
+        let accountID = try session.account.requireID()
+        guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)),
+              let plan = try await plans.subscriptions(account: accountID).first(where: { $0.id == id }) else {
+            throw HTTPError(.notFound)
+        }
+        if plan.processor == "stripe", let stripeId = try await plans.stripeSubscription(id, account: accountID) {
+            guard let client = runtime.stripeClient() else { return Self.back("processor-unavailable") }
+            do {
+                try await client.setCancelAtPeriodEnd(subscription: stripeId, !renew)
+            } catch is StoreFault {
+                return Self.back("processor-unavailable")
+            } catch is StripeRequestError {
+                return Self.back("processor-refused")
+            }
+        }
+        guard try await plans.setWillRenew(id, account: accountID, renew: renew) != nil else { return Self.back("plan-over") }
+        return Self.back(renew ? "plan-resumed" : "plan-cancelled")
+    }
+
+    /// `POST /account/delete`: with the password and the confirmation box. Plans stop renewing
+    /// first (at Stripe too: if Stripe cannot be reached the account is not deleted yet), then the
+    /// account is closed (`AccountClosure`) and every token and session ends.
+    @Sendable func deleteAccount(_ request: Request, context: Context) async throws -> Response {
+        guard let (session, form) = try await signedInForm(request, context) else { return WebController<Context>.seeOther("/signin") }
+        let account = session.account
+        let accountID = try account.requireID()
+        guard form["confirm"] == "yes" else { return Self.back("delete-unconfirmed") }
+        guard try await PasswordHasher.verify(form.values["password"] ?? "", hash: account.passwordHash) else {
+            return Self.back("password-wrong")
+        }
+        for plan in try await plans.subscriptions(account: accountID) where plan.willRenew && !plan.pending && plan.expiresAt > Date() {
+            if plan.processor == "stripe", let stripeId = try await plans.stripeSubscription(plan.id, account: accountID) {
+                guard let client = runtime.stripeClient() else { return Self.back("processor-unavailable") }
+                do { try await client.setCancelAtPeriodEnd(subscription: stripeId, true) } catch { return Self.back("processor-unavailable") }
+            }
+            _ = try await plans.setWillRenew(plan.id, account: accountID, renew: false)
+        }
+        try await runtime.tokens.revokeAll(accountID: accountID)
+        try await AccountClosure(database: runtime.database).close(accountID: accountID)
+        var response = WebController<Context>.seeOther("/signin?deleted=1")
+        response.headers[.setCookie] = Cookie(name: WebSessionStore.cookieName, value: "", maxAge: 0, path: "/",
+                                              secure: runtime.config.publicURL.hasPrefix("https://"), httpOnly: true, sameSite: .lax).description
+        return response
+    }
+
+    /// The account page's notice for `?notice=` (a fixed list: the query never reaches the page as text).
+    static func notice(_ code: String?) -> (text: String, isError: Bool)? {
+        switch code {
+        case "password-changed": ("Password changed. Other browsers were signed out; your devices stay signed in.", false)
+        case "password-wrong": ("That is not your current password.", true)
+        case "password-mismatch": ("The new password and its confirmation differ.", true)
+        case "password-rules": ("The new password needs 8 to 72 characters.", true)
+        case "plan-cancelled": ("Your plan will not renew. You keep it until the end of the period you paid for.", false)
+        case "plan-resumed": ("Your plan renews again.", false)
+        case "plan-over": ("That plan has ended or is not yours.", true)
+        case "processor-unavailable": ("The payment processor cannot be reached; nothing changed. Try again shortly.", true)
+        case "processor-refused": ("The payment processor refused the change; nothing changed.", true)
+        case "delete-unconfirmed": ("Tick the box to confirm that you want to delete your account.", true)
+        default: nil
+        }
+    }
+}
+
+extension SoukRuntime {
+    /// The Stripe client of the marketplace's sales, when Stripe takes its payments.
+    func stripeClient() -> StripeClient? {
+        let commerce = config.commerce
+        guard commerce.paymentProcessor == "stripe", let key = commerce.stripeSecretKey else { return nil }
+        return StripeClient(baseURL: commerce.stripeBaseURL, secretKey: key, http: StoreHTTPClient(retry: commerce.stores.retry))
+    }
+}

@@ -1,0 +1,21 @@
+@testable import SoukServer
+import Testing
+
+@Suite struct SVGChartTests {
+    @Test func theAxisTopIsANiceNumberAtLeastTheHighestValue() {
+        #expect([0, 1, 2, 7, 10, 11, 99, 101, 2_001, 49_999].map(SVGChart.niceCeiling) == [1, 1, 2, 10, 10, 20, 100, 200, 5_000, 50_000])
+    }
+
+    @Test func aChartSaysInWordsWhatItShowsAndEscapesItsText() {
+        let chart = SVGChart(title: "Installs <per day>", unit: "installs",
+                             points: [.init(label: "11-01", value: 3), .init(label: "11-02", value: 12), .init(label: "11-03", value: 5)])
+        let svg = chart.svg
+        #expect(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>"))
+        #expect(svg.contains("role=\"img\"") && svg.contains("<title id="))
+        #expect(!svg.contains("<per day>") && svg.contains("&lt;per day&gt;"))
+        #expect(svg.components(separatedBy: "<rect ").count - 1 == 3)
+        #expect(chart.description == "Installs <per day>, 11-01 to 11-03: total 20 installs; highest 12 on 11-02; latest 5 on 11-03.")
+        #expect(chart.table == [["label": "11-01", "value": "3"], ["label": "11-02", "value": "12"], ["label": "11-03", "value": "5"]])
+        #expect(SVGChart(title: "Empty", unit: "x", points: []).description == "Empty: no data.")
+    }
+}
