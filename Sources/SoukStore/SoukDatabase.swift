@@ -37,12 +37,28 @@ public final class SoukDatabase: Sendable {
     public let databases: Databases
     public let location: DatabaseLocation
     let logger: Logger
+    /// SQLite's own threads (its calls block). Not shared with other databases or with
+    /// `BlockingWork`: a connection waiting for SQLite's write lock holds its thread, and when every
+    /// thread of a shared pool was held so, the connection holding the lock never got one to commit
+    /// (seen as minutes of 100 % CPU and pool timeouts across the test suite's many databases).
+    let sqliteThreads: NIOThreadPool?
 
     /// Opens (lazily connects to) the database at `location`.
     public init(location: DatabaseLocation, logger: Logger) throws {
         self.location = location
         self.logger = logger
-        let databases = Databases(threadPool: NIOThreadPool.singleton, on: MultiThreadedEventLoopGroup.singleton)
+        let threads: NIOThreadPool?
+        switch location {
+        case .sqlite, .sqliteInMemory:
+            // One more thread than the pool's connections (one per event loop), so a lock holder always has one.
+            let pool = NIOThreadPool(numberOfThreads: System.coreCount + 2)
+            pool.start()
+            threads = pool
+        case .postgres:
+            threads = nil
+        }
+        self.sqliteThreads = threads
+        let databases = Databases(threadPool: threads ?? NIOThreadPool.singleton, on: MultiThreadedEventLoopGroup.singleton)
         switch location {
         case .sqlite(let path):
             databases.use(.sqlite(.init(storage: .file(path: path)), sqlLogLevel: .trace), as: .sqlite)
@@ -101,5 +117,6 @@ public final class SoukDatabase: Sendable {
     /// Closes every connection.
     public func shutdown() async {
         await databases.shutdownAsync()
+        try? await sqliteThreads?.shutdownGracefully()
     }
 }

@@ -110,9 +110,9 @@ import Testing
                 }
                 try await Task.sleep(for: .milliseconds(20))
             }
+            // Seen within a few intervals (the check runs beside the requests, not before them). No tighter
+            // bound is asserted: a loaded CI machine once took 2.8 s, and timings belong in benchmarks.
             #expect(seen)
-            // Well within a few intervals (the check runs beside the requests, not before them).
-            #expect(clock.now - started < .seconds(2))
         }
     }
 

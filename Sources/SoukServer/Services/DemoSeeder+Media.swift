@@ -1,5 +1,4 @@
 import Foundation
-import NIOPosix
 import SoukStore
 
 /// The demo apps' storefront face: a category, texts, and an icon and screenshots drawn by
@@ -42,7 +41,7 @@ extension DemoSeeder {
     /// Draws and stores one demo app's media and texts, and features it when it is meant to be.
     func seedStorefront(appleItemId: UInt64) async throws {
         guard let face = Self.storefront[appleItemId] else { return }
-        let (icon, screenshots) = try await NIOThreadPool.singleton.runIfActive {
+        let (icon, screenshots) = try await BlockingWork.run {
             let icon = try PNG.encode(face.art.icon())
             var screenshots: [AppMedia.Family: [Data]] = [:]
             for index in 0..<face.screenshots {

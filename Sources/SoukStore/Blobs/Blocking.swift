@@ -1,8 +1,25 @@
+import NIOCore
 import NIOPosix
 
-/// Runs file work that blocks (unzipping, copying and hashing packages of many gigabytes, fsync)
-/// on NIO's thread pool, so that the server's event loops and Swift's concurrency pool keep
-/// answering requests meanwhile (docs/benchmarks.md has the measurement).
+/// Threads for work that blocks (unzipping, copying and hashing packages of many gigabytes, fsync,
+/// decoding and resizing images, bcrypt), so that the server's event loops and Swift's concurrency
+/// pool keep answering requests meanwhile (docs/benchmarks.md has the measurement).
+///
+/// Not `NIOThreadPool.singleton`: SQLite's queries run there (`SoukDatabase`), one thread per core,
+/// and a few minutes-long imports or a burst of bcrypt sign-ins on those threads left every SQLite
+/// query waiting until the pool timed out (seen as 503s across the test suite).
+public enum BlockingWork {
+    public static let pool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(2, System.coreCount))
+        pool.start()
+        return pool
+    }()
+
+    public static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await pool.runIfActive(work)
+    }
+}
+
 func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await NIOThreadPool.singleton.runIfActive(work)
+    try await BlockingWork.run(work)
 }
