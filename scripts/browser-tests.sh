@@ -46,6 +46,22 @@ PASSWORD=$(sed -n 's/.*demo account .*password \([^ ]*\) .*/\1/p' "$STARTED_LOG"
 RETRY_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_urlsafe(12))')
 (cd "$WORK" && "$SOUK" accounts create --email retry@souk.example --password "$RETRY_PASSWORD" >/dev/null) \
   || fail "souk accounts create"
+# An operator for the console's walk, and a package (a zip, as a browser uploads it) of an app it adds.
+OPERATOR_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_urlsafe(12))')
+(cd "$WORK" && "$SOUK" accounts create --email operator@souk.example --password "$OPERATOR_PASSWORD" --role operator >/dev/null) \
+  || fail "souk accounts create --role operator"
+"$SOUK" packages make-sample --apple-item-id 6446000777 --apple-version-id 8000000777 --bundle-id org.souk.browser.console \
+  --short-version 3.1 --bundle-version 31 --min-os 17.0 --variant-size 200000 --out "$WORK/console-package" >/dev/null \
+  || fail "souk packages make-sample"
+python3 - "$WORK/console-package" "$WORK/console-package.zip" <<'PY' || fail "zipping the sample package"
+import os, sys, zipfile
+root, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+    for folder, _, files in os.walk(root):
+        for name in files:
+            path = os.path.join(folder, name)
+            archive.write(path, os.path.relpath(path, root))
+PY
 SOUK_DATA_DIR="$WORK/sign-up-data" SOUK_SIGN_UP=true start SIGNUP_BASE --demo
 
 rm -rf "$OUTPUT"
@@ -54,6 +70,8 @@ set +e
 SOUK_BROWSER_BASE="$BASE" SOUK_BROWSER_EMAIL=demo@souk.example SOUK_BROWSER_PASSWORD="$PASSWORD" \
   SOUK_BROWSER_RETRY_EMAIL=retry@souk.example SOUK_BROWSER_RETRY_PASSWORD="$RETRY_PASSWORD" \
   SOUK_BROWSER_SIGNUP_BASE="$SIGNUP_BASE" SOUK_BROWSER_OUTPUT="$OUTPUT" \
+  SOUK_BROWSER_OPERATOR_EMAIL=operator@souk.example SOUK_BROWSER_OPERATOR_PASSWORD="$OPERATOR_PASSWORD" \
+  SOUK_BROWSER_PACKAGE_ZIP="$WORK/console-package.zip" \
   "${RUNNER[@]}" "$PYTHON" -m pytest Tests/browser "$@"
 result=$?
 set -e

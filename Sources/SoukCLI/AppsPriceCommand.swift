@@ -53,8 +53,12 @@ extension AppsCommand {
                     }
                 }
                 let entitlement: String?? = noRequiredEntitlement ? .some(nil) : requiresEntitlement.map { .some($0) }
+                let before = try await runtime.catalog.app(appleItemId: id).pricing.summary
                 let app = try await runtime.catalog.setPricing(appleItemId: id, prices: free ? [] : (amounts.isEmpty ? nil : prices),
                                                                requiresEntitlement: entitlement)
+                if before != app.pricing.summary {
+                    try await runtime.auditCLI("app.price", target: "app:\(id)", before: ["price": before], after: ["price": app.pricing.summary])
+                }
                 print("\(app.appleItemId) \(app.bundleId): \(app.pricing.summary)")
             }
         }

@@ -117,7 +117,13 @@ struct CatalogCommand: AsyncParsableCommand {
     /// Applies through the runtime's cache and answers the report's text ("…: no change" the second time).
     static func apply(_ catalog: CommerceCatalog, file: String, dryRun: Bool, runtime: SoukRuntime) async throws -> String {
         do {
-            return try await runtime.commerceCatalogs.apply(catalog, dryRun: dryRun).description
+            let before = try await runtime.commerceCatalogs.store.state(app: catalog.app)?.revision
+            let report = try await runtime.commerceCatalogs.apply(catalog, dryRun: dryRun)
+            if report.applied {
+                try await runtime.auditCLI("catalog.apply", target: "catalog:\(catalog.app)", before: ["revision": before.map(String.init) ?? ""],
+                                           after: ["revision": report.revision.map(String.init) ?? "", "changes": report.diff.lines.joined(separator: "\n")])
+            }
+            return report.description
         } catch let error as CatalogFileError {
             throw CommandFailure("\(file): \(error.description) (nothing applied)")
         }

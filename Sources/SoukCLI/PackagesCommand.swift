@@ -23,6 +23,8 @@ struct PackagesCommand: AsyncParsableCommand {
                 do {
                     switch try await runtime.importer.importPackage(at: path) {
                     case .imported(let item, let version, let files, let bytes):
+                        try await runtime.auditCLI("package.import", target: "app:\(item)",
+                                                   after: ["version": String(version), "files": String(files), "bytes": String(bytes)])
                         print("Imported \(item)/\(version): \(files) files, \(bytes) bytes")
                         print("  \(runtime.config.publicURL)/packages/\(item)/\(version)/")
                     case .alreadyImported(let item, let version):
@@ -107,6 +109,10 @@ extension PackagesCommand {
             if let reason, reason.count > 500 { throw ValidationError("--reason must be at most 500 characters") }
             try await withRuntime(settings) { runtime in
                 let changed = try await runtime.catalog.setWithdrawn(true, appleItemId: item, appleVersionId: version, reason: reason)
+                if changed {
+                    try await runtime.auditCLI("version.withdraw", target: "app:\(item)/version:\(version)", before: ["withdrawn": "false"],
+                                               after: ["withdrawn": "true", "reason": reason ?? ""])
+                }
                 print(changed ? "Withdrew \(item)/\(version)" : "\(item)/\(version) was already withdrawn: nothing changed")
             }
         }
@@ -125,6 +131,10 @@ extension PackagesCommand {
             let version = try parseAppleID(appleVersionId, option: "--apple-version-id")
             try await withRuntime(settings) { runtime in
                 let changed = try await runtime.catalog.setWithdrawn(false, appleItemId: item, appleVersionId: version)
+                if changed {
+                    try await runtime.auditCLI("version.reinstate", target: "app:\(item)/version:\(version)", before: ["withdrawn": "true"],
+                                               after: ["withdrawn": "false", "reason": ""])
+                }
                 print(changed ? "Reinstated \(item)/\(version)" : "\(item)/\(version) was not withdrawn: nothing changed")
             }
         }

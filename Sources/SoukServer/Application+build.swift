@@ -48,7 +48,8 @@ public func buildApplication(
                    ReconciliationService(reconciler: stores.reconciler(), interval: .seconds(config.commerce.reconcileIntervalSeconds),
                                          logger: runtime.logger),
                    CleanupService(cleanup: Cleanup(database: runtime.database), lease: MaintenanceLease(database: runtime.database),
-                                  interval: .seconds(config.cleanupIntervalSeconds), logger: runtime.logger)],
+                                  interval: .seconds(config.cleanupIntervalSeconds), logger: runtime.logger),
+                   DailyCountsWriter(counts: runtime.dailyCounts, interval: .seconds(5), logger: runtime.logger)],
         onServerRunning: onServerRunning,
         logger: runtime.logger
     )
@@ -63,6 +64,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: RequestLogMiddleware(.info))
     router.add(middleware: MetricsMiddleware(metrics: metrics))
+    router.add(middleware: DailyCountsMiddleware(counts: runtime.dailyCounts))
     router.add(middleware: StorefrontErrorPages(pages: Pages(), catalog: runtime.catalog, keys: runtime.keys))
     router.add(middleware: ProblemMiddleware())
 

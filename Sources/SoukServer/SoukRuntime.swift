@@ -22,6 +22,8 @@ public struct SoukRuntime: Sendable {
     public let entitlementIndex: EntitlementIndex
     /// Access token → account for the commerce hot paths, held for the refresh interval.
     public let bearerCache: BearerCache
+    /// The dashboard's counts per day, gathered in memory and written by `DailyCountsWriter`.
+    public let dailyCounts: DailyCounts
 
     /// The purchase store, telling the entitlement index what each write changed.
     public var purchases: PurchaseStore {
@@ -73,7 +75,8 @@ public struct SoukRuntime: Sendable {
                                                    refreshInterval: config.catalogRefreshInterval, logger: logger),
             entitlementIndex: EntitlementIndex(database: database, refreshInterval: config.catalogRefreshInterval, logger: logger),
             bearerCache: BearerCache(tokens: TokenStore(database: database, lifetimes: config.tokenLifetimes),
-                                     lifetime: config.catalogRefreshInterval))
+                                     lifetime: config.catalogRefreshInterval),
+            dailyCounts: DailyCounts(database: database))
         do {
             let marketplace = try await runtime.catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)
             try await runtime.installVerificationKeys.adoptInitialKey(keys, kid: marketplace.installVerificationKeyId)

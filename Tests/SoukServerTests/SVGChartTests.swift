@@ -18,4 +18,13 @@ import Testing
         #expect(chart.table == [["label": "11-01", "value": "3"], ["label": "11-02", "value": "12"], ["label": "11-03", "value": "5"]])
         #expect(SVGChart(title: "Empty", unit: "x", points: []).description == "Empty: no data.")
     }
+
+    @Test func thirtyDaysAreLabelledWeeklyWithoutCrowdingTheLastAndAFlatChartHasNoDoubleZero() {
+        let points = (0..<30).map { SVGChart.Point(label: String(format: "d%02d", $0), value: $0 == 3 ? 1 : 0) }
+        let svg = SVGChart(title: "Flat", unit: "per day", points: points).svg
+        let labelled = points.map(\.label).filter { svg.contains(">\($0)</text>") }
+        #expect(labelled == ["d00", "d07", "d14", "d21", "d29"])
+        // Scale 1: gridlines at 0 and 1 only, so no second "0" on the axis.
+        #expect(svg.components(separatedBy: ">0</text>").count - 1 == 1)
+    }
 }

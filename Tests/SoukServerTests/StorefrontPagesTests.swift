@@ -180,8 +180,8 @@ import Testing
             #expect(status == .ok)
             #expect(page.components(separatedBy: "<h1").count == 2)
             #expect(page.contains(#"alt="Sample icon""#) && page.contains("/media/\(Self.iconSHA).png 1024w"))
-            #expect(Self.inOrder(page, ["<h2>Screenshots</h2>", "<h3>iPhone</h3>", #"alt="Sample on iPhone, screenshot 1 of 2""#,
-                                        #"alt="Sample on iPhone, screenshot 2 of 2""#, "<h3>iPad</h3>", #"alt="Sample on iPad, screenshot 1 of 1""#]))
+            #expect(Self.inOrder(page, ["<h2>Screenshots</h2>", #"<h3 id="screens-iphone">iPhone</h3>"#, #"alt="Sample on iPhone, screenshot 1 of 2""#,
+                                        #"alt="Sample on iPhone, screenshot 2 of 2""#, #"<h3 id="screens-ipad">iPad</h3>"#, #"alt="Sample on iPad, screenshot 1 of 1""#]))
             #expect(page.contains("<p>Write things down.</p>") && page.contains("<p>Find them again.</p>"))
             #expect(page.contains("What’s new") && page.contains("Faster sync."))
             #expect(Self.inOrder(page, ["<h2>In-app purchases</h2>", "Pro features", "4.99 USD", "100 coins", "0.99 USD"]))

@@ -4,6 +4,8 @@ SOUK_BROWSER_BASE            a `souk serve --demo` (sign-up closed)
 SOUK_BROWSER_EMAIL/_PASSWORD its demo account
 SOUK_BROWSER_RETRY_EMAIL/_PASSWORD an account of the same server for the wrong-password test
 SOUK_BROWSER_SIGNUP_BASE     a second `souk serve --demo` with SOUK_SIGN_UP=true
+SOUK_BROWSER_OPERATOR_EMAIL/_PASSWORD an operator of the first server (the console's walk)
+SOUK_BROWSER_PACKAGE_ZIP     a package zip of app 6446000777 (org.souk.browser.console) to upload
 SOUK_BROWSER_OUTPUT          where screenshots go
 
 A browser that is not installed skips its tests, loudly; with CI=true it fails them.
@@ -37,6 +39,11 @@ def server():
 def retry_server():
     """The same server, signed in to with an account whose failed attempts slow nobody else down."""
     return Server(os.environ["SOUK_BROWSER_BASE"], os.environ["SOUK_BROWSER_RETRY_EMAIL"], os.environ["SOUK_BROWSER_RETRY_PASSWORD"])
+
+
+@pytest.fixture(scope="session")
+def operator():
+    return Server(os.environ["SOUK_BROWSER_BASE"], os.environ["SOUK_BROWSER_OPERATOR_EMAIL"], os.environ["SOUK_BROWSER_OPERATOR_PASSWORD"])
 
 
 @pytest.fixture(scope="session")

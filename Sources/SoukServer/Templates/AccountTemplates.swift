@@ -11,7 +11,7 @@ enum AccountTemplates {
 
             <h2 id="plans">Memberships</h2>
             {{^plans}}<p class="hint">No membership.</p>{{/plans}}
-            {{#hasPlans}}<div class="table-wrap"><table>
+            {{#hasPlans}}<div class="table-wrap" tabindex="0"><table>
             <thead><tr><th scope="col">Plan</th><th scope="col">Price</th><th scope="col">Status</th><th scope="col">Renewal</th></tr></thead>
             <tbody>{{#plans}}<tr><td>{{name}}</td><td>{{price}}</td><td>{{status}}</td><td>
             {{#canCancel}}<form class="inline" method="post" action="/account/plans/{{id}}/cancel"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
@@ -27,7 +27,7 @@ enum AccountTemplates {
             <ul>{{#purchases}}<li><strong>{{item}}</strong> · {{price}} · {{status}}</li>
             {{/purchases}}</ul>
             {{#hasReceipts}}<h3>Receipts</h3>
-            <div class="table-wrap"><table>
+            <div class="table-wrap" tabindex="0"><table>
             <thead><tr><th scope="col">Date</th><th scope="col">Item</th><th scope="col">What</th><th scope="col">Amount</th></tr></thead>
             <tbody>{{#receipts}}<tr><td>{{date}}</td><td>{{item}}</td><td>{{kind}}</td><td>{{amount}}</td></tr>
             {{/receipts}}</tbody></table></div>{{/hasReceipts}}

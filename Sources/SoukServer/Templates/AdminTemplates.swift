@@ -6,7 +6,8 @@ enum AdminTemplates {
     static let all: [String: String] = [
         "console-nav": """
             <nav class="console" aria-label="Console">
-            <a href="/admin">Dashboard</a> <a href="/admin/people">People</a> <a href="/admin/audit">Audit log</a>
+            <a href="/admin">Dashboard</a> <a href="/admin/apps">Apps</a> <a href="/admin/catalog">Catalogs</a> <a href="/admin/people">People</a>
+            <a href="/admin/audit">Audit log</a>
             <a href="/admin/security">Two-factor sign-in</a> <span class="muted">{{operatorEmail}} · {{role}}</span>
             </nav>
             """,
@@ -42,8 +43,15 @@ enum AdminTemplates {
             <h2>Now</h2>
             <dl class="facts">{{#counts}}<dt>{{label}}</dt><dd>{{value}}</dd>
             {{/counts}}</dl>
+            <h2>The last 30 days</h2>
+            {{#charts}}<figure class="chart-box">{{{svg}}}
+            <details><summary>{{title}} as a table</summary><div class="table-wrap" tabindex="0"><table id="{{id}}"><caption class="visually-hidden">{{title}}, per day</caption>
+            <thead><tr><th scope="col">Day</th><th scope="col">Value</th></tr></thead><tbody>{{#rows}}<tr><td>{{label}}</td><td>{{value}}</td></tr>{{/rows}}</tbody></table></div></details>
+            {{#hasPerItem}}<h3>Revenue per app and plan</h3><div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Revenue per app and plan, last 30 days</caption>
+            <thead><tr><th scope="col">App or plan</th><th scope="col">Revenue</th></tr></thead><tbody>{{/hasPerItem}}{{#perItem}}<tr><td>{{item}}</td><td>{{amount}}</td></tr>{{/perItem}}{{#hasPerItem}}</tbody></table></div>{{/hasPerItem}}
+            </figure>{{/charts}}
             <h2>Recent changes</h2>
-            {{#has-recent}}<div class="table-wrap"><table><caption class="visually-hidden">The last ten changes</caption>
+            {{#has-recent}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">The last ten changes</caption>
             <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Target</th></tr></thead><tbody>
             {{/has-recent}}{{#recent}}<tr><td>{{at}}</td><td>{{actor}}</td><td>{{action}}</td><td>{{target}}</td></tr>
             {{/recent}}{{#has-recent}}</tbody></table></div>{{/has-recent}}
@@ -61,7 +69,7 @@ enum AdminTemplates {
             <button type="submit">Search</button>
             </form>
             {{#none}}<p class="muted">No account matches.</p>{{/none}}
-            {{^none}}<div class="table-wrap"><table><caption class="visually-hidden">Accounts</caption>
+            {{^none}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Accounts</caption>
             <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead><tbody>
             {{#people}}<tr><td><a href="/admin/people/{{id}}">{{email}}</a></td><td>{{role}}</td><td>{{status}}</td><td>{{created}}</td></tr>
             {{/people}}</tbody></table></div>{{/none}}
@@ -84,31 +92,31 @@ enum AdminTemplates {
             </form>{{/isOperator}}
             <h2>Devices</h2>
             {{^devices}}<p class="muted">No signed-in devices.</p>{{/devices}}
-            {{#has-devices}}<div class="table-wrap"><table><caption class="visually-hidden">Devices</caption>
+            {{#has-devices}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Devices</caption>
             <thead><tr><th scope="col">Device</th><th scope="col">Signed in</th><th scope="col">Last used</th></tr></thead><tbody>{{/has-devices}}
             {{#devices}}<tr><td>{{clientId}}</td><td>{{signedIn}}</td><td>{{lastUsed}}</td></tr>{{/devices}}
             {{#has-devices}}</tbody></table></div>{{/has-devices}}
             <h2>Live licenses</h2>
             {{^licenses}}<p class="muted">No live licenses.</p>{{/licenses}}
-            {{#has-licenses}}<div class="table-wrap"><table><caption class="visually-hidden">Live licenses</caption>
+            {{#has-licenses}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Live licenses</caption>
             <thead><tr><th scope="col">License</th><th scope="col">App</th><th scope="col">Device</th><th scope="col">Expires</th></tr></thead><tbody>{{/has-licenses}}
             {{#licenses}}<tr><td>{{license}}</td><td>{{app}}</td><td>{{device}}</td><td>{{expires}}</td></tr>{{/licenses}}
             {{#has-licenses}}</tbody></table></div>{{/has-licenses}}
             <h2>In-app purchases</h2>
             {{^purchases}}<p class="muted">No in-app purchases.</p>{{/purchases}}
-            {{#has-purchases}}<div class="table-wrap"><table><caption class="visually-hidden">In-app purchases</caption>
+            {{#has-purchases}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">In-app purchases</caption>
             <thead><tr><th scope="col">App</th><th scope="col">Product</th><th scope="col">Store</th><th scope="col">Status</th><th scope="col">Date</th><th scope="col">Revoked</th></tr></thead><tbody>{{/has-purchases}}
             {{#purchases}}<tr><td>{{app}}</td><td>{{product}}</td><td>{{store}}</td><td>{{status}}</td><td>{{date}}</td><td>{{revoked}}</td></tr>{{/purchases}}
             {{#has-purchases}}</tbody></table></div>{{/has-purchases}}
             <h2>Marketplace orders</h2>
             {{^orders}}<p class="muted">No marketplace orders.</p>{{/orders}}
-            {{#has-orders}}<div class="table-wrap"><table><caption class="visually-hidden">Marketplace orders</caption>
+            {{#has-orders}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Marketplace orders</caption>
             <thead><tr><th scope="col">App</th><th scope="col">Price</th><th scope="col">Status</th><th scope="col">Date</th><th scope="col">Processor</th></tr></thead><tbody>{{/has-orders}}
             {{#orders}}<tr><td>{{app}}</td><td>{{price}}</td><td>{{status}}</td><td>{{date}}</td><td>{{processor}}</td></tr>{{/orders}}
             {{#has-orders}}</tbody></table></div>{{/has-orders}}
             <h2>Promotional entitlements</h2>
             {{^grants}}<p class="muted">No grants.</p>{{/grants}}
-            {{#has-grants}}<div class="table-wrap"><table><caption class="visually-hidden">Promotional grants</caption>
+            {{#has-grants}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Promotional grants</caption>
             <thead><tr><th scope="col">App</th><th scope="col">Entitlement</th><th scope="col">Environment</th><th scope="col">From</th><th scope="col">Until</th><th scope="col">Reason</th><th scope="col">State</th></tr></thead><tbody>{{/has-grants}}
             {{#grants}}<tr><td>{{app}}</td><td>{{entitlement}}</td><td>{{environment}}</td><td>{{starts}}</td><td>{{until}}</td><td>{{reason}}</td>
             <td>{{state}}{{#revocable}}<form method="post" action="/admin/people/{{person}}/grants/{{id}}/revoke" class="inline">
@@ -134,6 +142,179 @@ enum AdminTemplates {
             <input id="new-password" name="password" type="password" autocomplete="new-password">
             <button type="submit" class="secondary">Reset password and sign out everywhere</button>
             </form>
+            {{> end}}
+            """,
+        "admin-apps": """
+            {{> start}}
+            {{> console-nav}}
+            <h1>Apps</h1>
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            <form method="get" action="/admin/apps" role="search">
+            <label for="apps-q">Name, bundle id or AppleItemID</label>
+            <input id="apps-q" name="q" type="text" value="{{query}}" autocomplete="off">
+            <button type="submit">Search</button>
+            </form>
+            {{#none}}<p class="muted">No app matches.</p>{{/none}}
+            {{^none}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Apps</caption>
+            <thead><tr><th scope="col">Name</th><th scope="col">AppleItemID</th><th scope="col">Bundle id</th><th scope="col">Access</th><th scope="col">Availability</th></tr></thead><tbody>
+            {{#apps}}<tr><td><a href="/admin/apps/{{id}}">{{name}}</a></td><td>{{id}}</td><td>{{bundleId}}</td><td>{{access}}</td><td>{{availability}}</td></tr>
+            {{/apps}}</tbody></table></div>{{/none}}
+            {{> console-pager}}
+            {{#isOperator}}<h2>Add an app</h2>
+            <form method="post" action="/admin/apps">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            {{#entered}}<label for="new-item">AppleItemID</label>
+            <input id="new-item" name="appleItemId" type="text" inputmode="numeric" required value="{{appleItemId}}">
+            <label for="new-bundle">Bundle id</label>
+            <input id="new-bundle" name="bundleId" type="text" required value="{{bundleId}}" autocomplete="off">
+            <label for="new-name">Name</label>
+            <input id="new-name" name="name" type="text" required value="{{name}}" autocomplete="off">
+            <label for="new-developer">Developer</label>
+            <input id="new-developer" name="developer" type="text" value="{{developer}}" autocomplete="organization">{{/entered}}
+            <label for="new-access">Who may install it</label>
+            <select id="new-access" name="access"><option value="public">Anyone (public)</option><option value="account">Signed-in accounts</option></select>
+            <button type="submit">Add app</button>
+            </form>{{/isOperator}}
+            {{> end}}
+            """,
+        "admin-app": """
+            {{> start}}
+            {{> console-nav}}
+            <h1>{{name}}</h1>
+            {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            <dl class="facts"><dt>AppleItemID</dt><dd>{{id}}</dd><dt>Bundle id</dt><dd>{{bundleId}}</dd><dt>Developer</dt><dd>{{developer}}</dd>
+            <dt>Access</dt><dd>{{access}}</dd><dt>Price</dt><dd>{{price}}</dd><dt>Availability</dt><dd>{{availability}}{{#takedownReason}} ({{takedownReason}}){{/takedownReason}}</dd></dl>
+            <p><a href="{{storefrontURL}}">See it in the storefront</a></p>
+            <h2>Media</h2>
+            {{#icon}}<p><img src="{{src}}" alt="{{alt}}" width="96" height="96" class="thumb"></p>{{/icon}}{{^icon}}<p class="muted">No icon yet.</p>{{/icon}}
+            {{#screenshots}}<h3>{{family}}</h3><ul class="screens" tabindex="0" aria-label="{{family}} screenshots">{{#images}}<li><img src="{{src}}" alt="{{alt}}" class="thumb"></li>{{/images}}</ul>{{/screenshots}}
+            {{#isOperator}}<form method="post" action="/admin/apps/{{id}}/media" enctype="multipart/form-data" class="upload">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="media-icon">Icon (a square PNG)</label>
+            <input id="media-icon" name="icon" type="file" accept="image/png">
+            <label for="media-iphone">iPhone screenshots (PNGs, in order; replace the current ones)</label>
+            <input id="media-iphone" name="iphone" type="file" accept="image/png" multiple>
+            <label for="media-ipad">iPad screenshots</label>
+            <input id="media-ipad" name="ipad" type="file" accept="image/png" multiple>
+            <progress max="1" value="0" hidden aria-label="Upload progress"></progress> <span role="status"></span>
+            <button type="submit">Upload media</button>
+            </form>{{/isOperator}}
+            <h2>Storefront text</h2>
+            {{#isOperator}}<form method="post" action="/admin/apps/{{id}}/details" class="wide">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="app-subtitle">Subtitle</label>
+            <input id="app-subtitle" name="subtitle" type="text" maxlength="80" value="{{subtitle}}" autocomplete="off">
+            <label for="app-category">Category</label>
+            <select id="app-category" name="category"><option value="">None</option>{{#categories}}<option value="{{slug}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/categories}}</select>
+            <label for="app-description">Description</label>
+            <textarea id="app-description" name="description" rows="6">{{description}}</textarea>
+            <label for="app-whats-new">What's new</label>
+            <textarea id="app-whats-new" name="whatsNew" rows="3">{{whatsNew}}</textarea>
+            <button type="submit">Save text</button>
+            </form>{{/isOperator}}{{^isOperator}}<dl class="facts"><dt>Subtitle</dt><dd>{{subtitle}}</dd><dt>Description</dt><dd>{{description}}</dd><dt>What's new</dt><dd>{{whatsNew}}</dd></dl>{{/isOperator}}
+            {{#isOperator}}<h2>Upload a package</h2>
+            <p>A zip with <code>manifest.json</code>, <code>signature</code>, <code>variant/</code> and <code>delta/</code> — checked like <code>souk packages import</code> (at most {{maxPackageMiB}} MiB).</p>
+            <form method="post" action="/admin/apps/{{id}}/packages" enctype="multipart/form-data" class="upload">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="package-file">Package (.zip)</label>
+            <input id="package-file" name="package" type="file" accept=".zip,application/zip" required>
+            <progress max="1" value="0" hidden aria-label="Upload progress"></progress> <span role="status"></span>
+            <button type="submit">Upload and import</button>
+            </form>{{/isOperator}}
+            <h2>Versions</h2>
+            {{^versions}}<p class="muted">No versions yet.</p>{{/versions}}
+            {{#has-versions}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Versions, newest first</caption>
+            <thead><tr><th scope="col">Version</th><th scope="col">Build</th><th scope="col">AppleVersionID</th><th scope="col">Released</th><th scope="col">State</th></tr></thead><tbody>{{/has-versions}}
+            {{#versions}}<tr><td>{{short}}</td><td>{{build}}</td><td>{{version}}</td><td>{{released}}</td><td>{{state}}
+            {{#isOperator}}<form method="post" action="/admin/apps/{{item}}/versions/{{version}}/{{#withdrawn}}reinstate{{/withdrawn}}{{^withdrawn}}withdraw{{/withdrawn}}" class="inline">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            {{#withdrawn}}<button type="submit" class="secondary">Offer again<span class="visually-hidden"> version {{short}}</span></button>{{/withdrawn}}
+            {{^withdrawn}}<label for="reason-{{version}}" class="visually-hidden">Reason for withdrawing {{short}}</label><input id="reason-{{version}}" name="reason" type="text" placeholder="Reason (optional)" class="short">
+            <button type="submit" class="secondary">Withdraw<span class="visually-hidden"> version {{short}}</span></button>{{/withdrawn}}
+            </form>{{/isOperator}}</td></tr>
+            {{/versions}}{{#has-versions}}</tbody></table></div>{{/has-versions}}
+            {{#isOperator}}<h2>Availability</h2>
+            <form method="post" action="/admin/apps/{{id}}/{{#available}}takedown{{/available}}{{^available}}reinstate{{/available}}">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            {{#available}}<p>Taking the app down stops its installs, updates and package downloads at once; devices get 404 failures.</p>
+            <label for="takedown-reason">Reason (for the record)</label>
+            <input id="takedown-reason" name="reason" type="text" autocomplete="off">
+            <button type="submit" class="danger">Take the app down</button>{{/available}}
+            {{^available}}<button type="submit">Make the app available again</button>{{/available}}
+            </form>{{/isOperator}}
+            {{> end}}
+            """,
+        "admin-catalogs": """
+            {{> start}}
+            {{> console-nav}}
+            <h1>Catalogs</h1>
+            <p>Each app's in-app products and entitlements (<code>souk catalog apply</code> writes the same catalogs).</p>
+            {{^catalogs}}<p class="muted">No app has a product catalog yet.</p>{{/catalogs}}
+            {{#has-catalogs}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Product catalogs</caption>
+            <thead><tr><th scope="col">App</th><th scope="col">Revision</th><th scope="col">On sale</th><th scope="col">Retired</th><th scope="col">Changed</th></tr></thead><tbody>{{/has-catalogs}}
+            {{#catalogs}}<tr><td><a href="/admin/catalog/{{app}}">{{app}}</a></td><td>{{revision}}</td><td>{{onSale}}</td><td>{{retired}}</td><td>{{modified}}</td></tr>
+            {{/catalogs}}{{#has-catalogs}}</tbody></table></div>{{/has-catalogs}}
+            {{> end}}
+            """,
+        "admin-catalog": """
+            {{> start}}
+            {{> console-nav}}
+            <h1>Catalog of {{app}}</h1>
+            {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            <p>Revision {{revision}}.{{#retired}} Retired (off sale, ids never reused): {{retired}}.{{/retired}}</p>
+            <h2>Products</h2>
+            {{^products}}<p class="muted">No product on sale.</p>{{/products}}
+            {{#has-products}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Products on sale, in catalog order</caption>
+            <thead><tr><th scope="col">Product</th><th scope="col">Type</th><th scope="col">Title</th><th scope="col">Prices</th><th scope="col">Entitlements</th></tr></thead><tbody>{{/has-products}}
+            {{#products}}<tr><td><a href="{{href}}">{{id}}</a></td><td>{{type}}</td><td>{{title}}</td><td>{{prices}}</td><td>{{entitlements}}</td></tr>
+            {{/products}}{{#has-products}}</tbody></table></div>{{/has-products}}
+            <h2>Entitlements</h2>
+            {{^entitlements}}<p class="muted">None.</p>{{/entitlements}}<ul>{{#entitlements}}<li><code>{{id}}</code></li>{{/entitlements}}</ul>
+            <h2>Catalog file</h2>
+            {{#isOperator}}<p>Edit the file, then review what applying it would change. Products left out are retired.</p>
+            <form method="post" action="{{action}}">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="catalog-text">Catalog (JSON, the format of <code>souk catalog show</code>)</label>
+            <textarea id="catalog-text" name="catalog" rows="24" spellcheck="false" class="code">{{text}}</textarea>
+            <button type="submit">Review changes</button>
+            </form>{{/isOperator}}{{^isOperator}}<pre>{{text}}</pre>{{/isOperator}}
+            {{> end}}
+            """,
+        "admin-product": """
+            {{> start}}
+            {{> console-nav}}
+            <h1>{{productId}}</h1>
+            <p>In the catalog of <a href="{{catalogHref}}">{{app}}</a>.</p>
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            {{#isOperator}}<form method="post" action="{{action}}">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="product-text">Product (JSON, as in the catalog file)</label>
+            <textarea id="product-text" name="product" rows="20" spellcheck="false" class="code">{{text}}</textarea>
+            <button type="submit">Review changes</button>
+            </form>{{/isOperator}}{{^isOperator}}<pre>{{text}}</pre>{{/isOperator}}
+            {{> end}}
+            """,
+        "admin-catalog-review": """
+            {{> start}}
+            {{> console-nav}}
+            <h1>Review changes to {{app}}</h1>
+            {{#unchanged}}<p class="notice" role="status">No change: the catalog already is what you sent.</p>
+            <p><a href="{{catalogHref}}">Back to the catalog</a></p>{{/unchanged}}
+            {{^unchanged}}<p>Applying makes these changes to revision {{revision}}, as <code>souk catalog apply</code> would:</p>
+            <pre class="diff">{{#lines}}{{#added}}<ins>{{text}}</ins>{{/added}}{{#removed}}<del>{{text}}</del>{{/removed}}{{^added}}{{^removed}}<span>{{text}}</span>{{/removed}}{{/added}}
+            {{/lines}}</pre>
+            {{#has-fileLines}}<h2>The catalog file, line by line</h2>
+            <p class="muted">Removed lines are struck through and marked −, added lines are marked +; “…” folds unchanged lines.</p>{{/has-fileLines}}
+            {{#has-fileLines}}<pre class="diff">{{/has-fileLines}}{{#fileLines}}{{#added}}<ins>+ {{text}}</ins>{{/added}}{{#removed}}<del>− {{text}}</del>{{/removed}}{{^added}}{{^removed}}<span>  {{text}}</span>{{/removed}}{{/added}}
+            {{/fileLines}}{{#has-fileLines}}</pre>{{/has-fileLines}}
+            <form method="post" action="{{action}}">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <input type="hidden" name="revision" value="{{revision}}">
+            <input type="hidden" name="catalog" value="{{text}}">
+            <button type="submit">Apply these changes</button> <a href="{{catalogHref}}" class="button secondary">Cancel</a>
+            </form>{{/unchanged}}
             {{> end}}
             """,
         "admin-security": """
@@ -177,7 +358,7 @@ enum AdminTemplates {
             <button type="submit">Filter</button>
             </form>
             {{#none}}<p class="muted">No entries.</p>{{/none}}
-            {{^none}}<div class="table-wrap"><table><caption class="visually-hidden">Audit log, newest first</caption>
+            {{^none}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Audit log, newest first</caption>
             <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Target</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>
             {{#entries}}<tr><td>{{at}}</td><td>{{actor}}</td><td>{{action}}</td><td>{{target}}</td><td><code>{{before}}</code></td><td><code>{{after}}</code></td></tr>
             {{/entries}}</tbody></table></div>{{/none}}

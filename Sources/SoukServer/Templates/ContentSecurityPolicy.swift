@@ -50,7 +50,7 @@ struct ContentSecurityPolicy: Sendable, Equatable {
         case (true, .souk): "'self'"
         case (false, .souk): "'none'"
         }
-        return "default-src 'none'; style-src 'self'; \(hasScripts ? "script-src 'self'; " : "")img-src \(hasImages ? "'self'" : "'none'"); "
+        return "default-src 'none'; style-src 'self'; \(hasScripts ? "script-src 'self'; connect-src 'self'; " : "")img-src \(hasImages ? "'self'" : "'none'"); "
             + "form-action \(formAction); frame-ancestors 'none'; base-uri 'none'"
     }
 }

@@ -37,18 +37,20 @@ struct SVGChart: Sendable {
         parts.append(##"<title id="\##(id)-title">\##(Self.escape(title))</title>"##)
         parts.append(##"<desc id="\##(id)-desc">\##(Self.escape(description))</desc>"##)
         // Axis and gridlines at 0, ½ and the top of the scale, labelled.
-        for fraction in [0.0, 0.5, 1.0] {
+        // (No half line when the scale is 1: it would be labelled 0 as well.)
+        for fraction in scale >= 2 ? [0.0, 0.5, 1.0] : [0.0, 1.0] {
             let y = Double(Self.top) + Double(plotHeight) * (1 - fraction)
             parts.append(##"<line x1="\##(Self.left)" y1="\##(Self.round(y))" x2="\##(Self.width - Self.right)" y2="\##(Self.round(y))" stroke="#8e8e93" stroke-width="1"\##(fraction == 0 ? "" : " stroke-dasharray=\"3 3\"")/>"##)
             parts.append(##"<text x="\##(Self.left - 6)" y="\##(Self.round(y + 4))" font-size="11" text-anchor="end" fill="#1d1d1f">\##(Self.escape(format(Int(Double(scale) * fraction))))</text>"##)
         }
         for (index, point) in points.enumerated() {
             let x = Double(Self.left) + slot * Double(index) + (slot - barWidth) / 2
-            let barHeight = Double(plotHeight) * Double(point.value) / Double(scale)
+            let barHeight = Double(plotHeight) * Double(max(point.value, 0)) / Double(scale)  // a net refund day: no bar, its value in the table
             let y = Double(Self.top) + Double(plotHeight) - barHeight
             parts.append(##"<rect x="\##(Self.round(x))" y="\##(Self.round(y))" width="\##(Self.round(barWidth))" height="\##(Self.round(barHeight))" fill="#0058b0"><title>\##(Self.escape(point.label)): \##(Self.escape(format(point.value)))</title></rect>"##)
-            // The first, the last and every seventh day are labelled under the axis.
-            if index == 0 || index == points.count - 1 || index % 7 == 0 {
+            // The first, the last and every seventh day are labelled under the axis (not one too close to the last).
+            let last = points.count - 1
+            if index == 0 || index == last || (index % 7 == 0 && last - index >= 4) {
                 parts.append(##"<text x="\##(Self.round(x + barWidth / 2))" y="\##(Self.height - Self.bottom + 16)" font-size="11" text-anchor="middle" fill="#1d1d1f">\##(Self.escape(point.label))</text>"##)
             }
         }

@@ -47,7 +47,7 @@ enum WebStyles {
         dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
         table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid #d2d2d7;vertical-align:top}
         th{font-weight:600;background:var(--soft)}
-        .table-wrap{overflow-x:auto}
+        .table-wrap{overflow-x:auto}td code{overflow-wrap:anywhere}
         .pager{display:flex;gap:1rem;justify-content:space-between;margin-top:1.2rem}
         .price{font-weight:700}
         nav.console{display:flex;flex-wrap:wrap;gap:.4rem 1rem;margin:0 0 1rem;padding:.5rem 0;border-bottom:1px solid #d2d2d7}
@@ -58,11 +58,47 @@ enum WebStyles {
         progress{width:100%;height:1.2rem}
         @media (max-width:40rem){h1{font-size:1.35rem}.grid{grid-template-columns:1fr}dl.facts{grid-template-columns:1fr}}
         .card>div{min-width:0;overflow-wrap:anywhere}.screens li{flex:none}.app-head .price{margin:.2rem 0}
+        textarea.code{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.9rem}pre.diff ins,pre.diff del{display:inline}
+        figure.chart-box{margin:1rem 0 1.6rem}figure.chart-box details{margin-top:.3rem}summary{cursor:pointer;color:var(--accent)}
+        img.thumb{border:1px solid #d2d2d7;border-radius:.6rem;max-width:12rem;height:auto}input.short{display:inline-block;width:auto;max-width:14rem;margin-top:.3rem}
         """
 }
 
 /// The pages' scripts, each an `Asset` (served by Souk, named by a `<script src>`; the page's
 /// `script-src` is then `'self'`). Pages work without them; they only add progress and polish.
 enum WebScripts {
-    static let all: [Asset] = []
+    /// Upload progress for the console's `<form class="upload">`: the same POST the form makes
+    /// without JavaScript, sent by XMLHttpRequest so its `<progress>` moves; the page the server
+    /// redirects to then replaces this one (a refusal's page replaces the body). Without JavaScript
+    /// the form still works.
+    static let upload = Asset(stem: "upload", ext: "js", contentType: "text/javascript; charset=utf-8", body: """
+        "use strict";
+        document.querySelectorAll("form.upload").forEach(function (form) {
+          var bar = form.querySelector("progress"), status = form.querySelector("[role=status]");
+          form.addEventListener("submit", function (event) {
+            event.preventDefault();
+            var request = new XMLHttpRequest(), button = form.querySelector("button[type=submit]");
+            request.open("POST", form.action);
+            request.upload.addEventListener("progress", function (e) {
+              if (!e.lengthComputable) { return; }
+              bar.max = e.total; bar.value = e.loaded;
+              status.textContent = "Uploading: " + Math.floor(100 * e.loaded / e.total) + " %";
+            });
+            request.upload.addEventListener("load", function () { status.textContent = "Uploaded; checking the package…"; });
+            request.addEventListener("load", function () {
+              if (request.status < 400) { window.location.assign(request.responseURL); return; }
+              // A refusal (a bad package): show the page the server answered; its form then posts without script.
+              var answer = new DOMParser().parseFromString(request.responseText, "text/html");
+              document.title = answer.title; document.body.replaceWith(answer.body);
+            });
+            request.addEventListener("error", function () {
+              button.disabled = false; status.textContent = "The upload failed (the connection was lost). Try again.";
+            });
+            button.disabled = true; bar.hidden = false; status.textContent = "Uploading…";
+            request.send(new FormData(form));
+          });
+        });
+        """)
+
+    static let all: [Asset] = [upload]
 }

@@ -134,3 +134,20 @@ extension AppModel {
         category.flatMap(AppCategory.init(slug:))
     }
 }
+
+extension AppModel {
+    /// The storefront text as the audit log keeps it (console and `souk apps media` alike).
+    public var auditDetailFields: [String: String] {
+        ["subtitle": subtitle, "category": category ?? "", "description": appDescription, "whats_new": whatsNew ?? ""]
+    }
+
+    /// The media as the audit log keeps it: the icon's and each family's screenshots' digests.
+    public var auditMediaFields: [String: String] {
+        let media = self.media ?? AppMedia()
+        var fields = ["icon": media.icon?.sha256 ?? ""]
+        for family in AppMedia.Family.allCases {
+            fields["screenshots_\(family.rawValue)"] = media.screenshots(for: family).map(\.sha256).joined(separator: ",")
+        }
+        return fields
+    }
+}

@@ -61,5 +61,7 @@ enum SoukMigrations {
         // 018: the operator console's roles, TOTP and audit log (issue 14)
         AddOperatorRolesAndTOTP(),
         CreateAuditLog(),
+        // 019: the dashboard's counts per day (issue 14)
+        CreateDailyCounts(),
     ]
 }

@@ -31,8 +31,10 @@ public struct PackageImporter: Sendable {
         case alreadyImported(appleItemId: UInt64, appleVersionId: UInt64)
     }
 
-    /// Imports the package at `path`. Throws `PackageError` naming the field or file for bad input.
-    public func importPackage(at path: String, releaseDate: Date? = nil) async throws -> Outcome {
+    /// Imports the package at `path`. Throws `PackageError` naming the field or file for bad input;
+    /// with `expectedAppleItemId` (the console's upload on an app's page) a package of another app
+    /// is refused before anything is stored.
+    public func importPackage(at path: String, releaseDate: Date? = nil, expectedAppleItemId: UInt64? = nil) async throws -> Outcome {
         // Every step that reads or writes package files runs on the thread pool (`blocking`).
         let workArea = self.workArea
         let source = try await blocking {
@@ -55,6 +57,9 @@ public struct PackageImporter: Sendable {
             return (manifest, manifestPath, signaturePath, assetPaths)
         }
 
+        if let expectedAppleItemId, manifest.appleItemId != expectedAppleItemId {
+            throw PackageError("appleItemId", "is \(manifest.appleItemId), but this is app \(expectedAppleItemId)'s page")
+        }
         let db = database.db
         guard let app = try await AppModel.find(appleItemId: manifest.appleItemId, on: db), let appID = app.id else {
             throw PackageError("appleItemId", "no app with AppleItemID \(manifest.appleItemId) in the catalog; create it first (souk apps create)")

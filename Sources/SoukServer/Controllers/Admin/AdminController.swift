@@ -4,7 +4,7 @@ import SoukCore
 import SoukStore
 
 /// The operator console (`/admin…`, issue 14) for accounts with the `support` or `operator` role:
-/// the dashboard, people, the audit log and the operator's own two-factor settings. Every route
+/// the dashboard, apps, catalogs, people, the audit log and the operator's own two-factor settings. Every route
 /// passes `ConsoleGate`; every change is written to the audit log with its before and after.
 struct AdminController<Context: RequestContext> {
     let runtime: SoukRuntime
@@ -13,6 +13,7 @@ struct AdminController<Context: RequestContext> {
     let totp: TOTPStore
     let audit: AuditLog
     let now: @Sendable () -> Date
+    let dashboardCache = DashboardCache()
 
     init(runtime: SoukRuntime, sessions: WebSessionStore, pages: Pages, now: @escaping @Sendable () -> Date) {
         self.runtime = runtime
@@ -47,6 +48,8 @@ struct AdminController<Context: RequestContext> {
         router.get("admin/security", use: security)
         router.post("admin/security/confirm", use: confirmTOTP)
         router.get("admin/audit", use: auditPage)
+        addAppRoutes(to: router)
+        addCatalogRoutes(to: router)
     }
 
     /// The dashboard: what the marketplace holds now.
@@ -62,6 +65,7 @@ struct AdminController<Context: RequestContext> {
                 ["label": "Active promotional grants", "value": String(counts.activeGrants)],
             ],
             "recent": try await audit.list(limit: 10).map(Self.auditLine),
+            "charts": try await dashboardCharts(),
         ])
     }
 

@@ -1,0 +1,282 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// Apps in the console: the list, creating one, its storefront text and media, uploading a
+/// package from the browser (the same import as `souk packages import`), withdrawing and
+/// reinstating versions, taking the app down and reinstating it. Looking is for every console role;
+/// every change is for operators (support's POSTs answer 403) and is written to the audit log.
+extension AdminController {
+    /// The largest package upload (the import itself checks every file against its manifest).
+    static var maxPackageUploadBytes: Int { 4 << 30 }
+    /// The largest upload of icon and screenshots together.
+    static var maxMediaUploadBytes: Int { 96 << 20 }
+
+    func addAppRoutes(to router: Router<Context>) {
+        router.get("admin/apps", use: apps)
+        router.post("admin/apps", use: createApp)
+        router.get("admin/apps/:item", use: appPage)
+        router.post("admin/apps/:item/details", use: saveDetails)
+        router.post("admin/apps/:item/media", use: uploadMedia)
+        router.post("admin/apps/:item/packages", use: uploadPackage)
+        router.post("admin/apps/:item/versions/:version/withdraw", use: withdrawVersion)
+        router.post("admin/apps/:item/versions/:version/reinstate", use: reinstateVersion)
+        router.post("admin/apps/:item/takedown", use: takeDown)
+        router.post("admin/apps/:item/reinstate", use: reinstateApp)
+    }
+
+    /// `/admin/apps?q=`: apps by name, bundle id or AppleItemID, 50 a page, and the form to add one.
+    @Sendable func apps(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        return try await appsPage(session: session, request: request, error: nil, status: .ok)
+    }
+
+    private func appsPage(session: ConsoleSession, request: Request, error: String?, status: HTTPResponse.Status,
+                          entered: [String: String] = [:]) async throws -> Response {
+        let query = request.uri.queryParameters["q"].map(String.init) ?? ""
+        let page = Self.page(request)
+        let found = try await runtime.catalog.consoleApps(matching: query, limit: Self.pageSize + 1, offset: (page - 1) * Self.pageSize)
+        var values: [String: Any] = [
+            "query": query,
+            "apps": found.prefix(Self.pageSize).map { app in
+                ["id": String(app.appleItemId), "name": app.name, "bundleId": app.bundleId, "availability": app.availability.summary,
+                 "access": app.access.rawValue]
+            },
+            "none": found.isEmpty,
+            "pager": Self.pager(path: "/admin/apps", query: ["q": query], page: page, hasMore: found.count > Self.pageSize),
+            "entered": entered,
+        ]
+        values["error"] = error
+        return try await render("admin-apps", session: session, title: "Apps", values, status: status)
+    }
+
+    /// Adds an app (operators): AppleItemID, bundle id, name, developer, access.
+    @Sendable func createApp(_ request: Request, context: Context) async throws -> Response {
+        let (session, form) = try await gate.form(request, context: context, operatorOnly: true)
+        let entered = ["appleItemId": form["appleItemId"] ?? "", "bundleId": form["bundleId"] ?? "", "name": form["name"] ?? "",
+                       "developer": form["developer"] ?? ""]
+        func refuse(_ message: String) async throws -> Response {
+            try await appsPage(session: session, request: request, error: message, status: .badRequest, entered: entered)
+        }
+        guard let id = AppleID.parse(entered["appleItemId"] ?? "") else {
+            return try await refuse("The AppleItemID must be a decimal number.")
+        }
+        guard let access = AccessPolicy(rawValue: form["access"] ?? "public") else { return try await refuse("Access must be public or account.") }
+        let app: AppModel
+        do {
+            app = try await runtime.catalog.createApp(AppModel(appleItemId: id, bundleId: entered["bundleId"] ?? "", name: entered["name"] ?? "",
+                                                               subtitle: "", description: "", developerName: entered["developer"] ?? "",
+                                                               access: access))
+        } catch let error as CatalogError {
+            return try await refuse(error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
+        }
+        try await audit.record(actor: session.actor, action: "app.create", target: "app:\(id)",
+                               after: ["bundle_id": app.bundleId, "name": app.name, "developer": app.developerName, "access": access.rawValue])
+        return WebController<Context>.seeOther("/admin/apps/\(id)?done=created")
+    }
+
+    /// `/admin/apps/<AppleItemID>`: facts, storefront text and media, package upload, versions, availability.
+    @Sendable func appPage(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        let app = try await requireApp(context)
+        var notice = request.uri.queryParameters["done"].flatMap { Self.appNotices[String($0)] }
+        if let imported = request.uri.queryParameters["imported"].flatMap({ AppleID.parse(String($0)) }),
+           let version = try? await runtime.catalog.version(appleItemId: app.appleItemId, appleVersionId: imported) {
+            notice = "Imported version \(version.shortVersionString) (\(version.bundleVersion), AppleVersionID \(imported))."
+        }
+        return try await appDetailPage(session: session, app: app, notice: notice, error: nil, status: .ok)
+    }
+
+    static var appNotices: [String: String] {
+        ["created": "App created. Add its storefront text, icon and a package below.", "details": "Storefront text saved.",
+         "media": "Media saved.", "withdrawn": "Version withdrawn.", "reinstated": "Version offered again.",
+         "taken-down": "App taken down.", "available": "App available again.", "already": "Nothing changed: that version was already imported."]
+    }
+
+    func requireApp(_ context: Context) async throws -> AppModel {
+        guard let id = context.parameters.get("item").flatMap(AppleID.parse) else { throw Problem(.notFound, "No app has this AppleItemID.") }
+        do {
+            return try await runtime.catalog.app(appleItemId: id)
+        } catch CatalogError.notFound {
+            throw Problem(.notFound, "No app has this AppleItemID.")
+        }
+    }
+
+    func appDetailPage(session: ConsoleSession, app: AppModel, notice: String?, error: String?, status: HTTPResponse.Status) async throws -> Response {
+        let format = WebController<Context>.format
+        let versions = try await runtime.catalog.versions(of: app).sorted { $0.releaseDate > $1.releaseDate }
+        let media = app.media ?? AppMedia()
+        func thumbnail(_ image: AppMedia.Image, alt: String) -> [String: String] {
+            let small = image.variants.first { $0.width >= 120 } ?? image.variants.last
+            return ["src": "/media/\(small?.sha256 ?? image.sha256).png", "alt": alt]
+        }
+        var values: [String: Any] = [
+            "id": String(app.appleItemId), "name": app.name, "bundleId": app.bundleId, "developer": app.developerName,
+            "access": app.access.rawValue, "availability": app.availability.summary, "available": app.availability == .available,
+            "subtitle": app.subtitle, "description": app.appDescription,
+            "whatsNew": app.whatsNew ?? "", "price": app.pricing.prices.isEmpty ? "Free" : app.pricing.prices.map(\.formatted).joined(separator: ", "),
+            "categories": AppCategory.allCases.map { ["slug": $0.slug, "name": $0.displayName, "selected": $0.slug == app.category] },
+            "versions": versions.map { version in
+                ["version": String(version.appleVersionId), "short": version.shortVersionString, "build": version.bundleVersion,
+                 "released": format(version.releaseDate), "withdrawn": version.withdrawnAt != nil,
+                 "state": version.withdrawnAt.map { "withdrawn \(format($0))" + (version.withdrawnReason.map { ": \($0)" } ?? "") } ?? "offered",
+                 "item": String(app.appleItemId), "csrfToken": session.csrfToken, "isOperator": session.isOperator]
+            },
+            "storefrontURL": "/apps/\(app.appleItemId)",
+            "maxPackageMiB": String(Self.maxPackageUploadBytes >> 20),
+        ]
+        values["icon"] = media.icon.map { thumbnail($0, alt: "\(app.name) icon") }
+        values["screenshots"] = AppMedia.Family.allCases.compactMap { family -> [String: Any]? in
+            let images = media.screenshots(for: family)
+            guard !images.isEmpty else { return nil }
+            return ["family": family.displayName, "images": images.enumerated().map { index, image in
+                thumbnail(image, alt: "\(family.displayName) screenshot \(index + 1)")
+            }]
+        }
+        values["notice"] = notice
+        values["error"] = error
+        values["takedownReason"] = app.takedownReason.flatMap { $0.isEmpty ? nil : $0 }  // an empty string would still open its section
+        if session.isOperator { values["scripts"] = [WebScripts.upload.path] }
+        return try await render("admin-app", session: session, title: app.name, values, status: status)
+    }
+
+    /// Subtitle, category, description and what's new (operators).
+    @Sendable func saveDetails(_ request: Request, context: Context) async throws -> Response {
+        let (session, form) = try await gate.form(request, context: context, operatorOnly: true)
+        let app = try await requireApp(context)
+        let category = (form["category"] ?? "").isEmpty ? nil : AppCategory(slug: form["category"] ?? "")
+        if !(form["category"] ?? "").isEmpty, category == nil {
+            return try await appDetailPage(session: session, app: app, notice: nil, error: "Choose a category from the list.", status: .badRequest)
+        }
+        let subtitle = form["subtitle"] ?? "", description = form["description"] ?? "", whatsNew = form["whatsNew"] ?? ""
+        guard subtitle.count <= 80, description.count <= 8000, whatsNew.count <= 4000 else {
+            return try await appDetailPage(session: session, app: app, notice: nil,
+                                           error: "Too long: a subtitle has at most 80 characters, a description 8,000, what's new 4,000.",
+                                           status: .badRequest)
+        }
+        let before = app.auditDetailFields
+        let after = try await runtime.catalog.setMedia(appleItemId: app.appleItemId, subtitle: subtitle, category: category,
+                                                       description: description, whatsNew: whatsNew, blobs: runtime.blobs)
+        if after.auditDetailFields != before {
+            try await audit.record(actor: session.actor, action: "app.details", target: "app:\(app.appleItemId)",
+                                   before: before, after: after.auditDetailFields)
+        }
+        return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=details")
+    }
+
+    /// Icon and screenshots (operators), as `multipart/form-data`: `icon` (one square PNG),
+    /// `iphone` and `ipad` (PNGs, in order; each family sent replaces that family's list).
+    @Sendable func uploadMedia(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        guard session.isOperator else { throw Problem(.forbidden, "Only an operator may do this; your role is \(session.role.rawValue).") }
+        let app = try await requireApp(context)
+        let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: runtime.config.workDir,
+                                                maxFileBytes: Self.maxMediaUploadBytes)
+        defer { form.cleanUp() }
+        func read(_ file: MultipartForm.File) throws -> Data {
+            guard file.size <= PNG.maxFileBytes else { throw CatalogError.invalid("\(file.filename) is larger than \(PNG.maxFileBytes >> 20) MiB") }
+            return try Data(contentsOf: URL(fileURLWithPath: file.path))
+        }
+        let after: AppModel
+        do {
+            let icon = try form.files["icon"]?.first.map(read)
+            var screenshots: [AppMedia.Family: [Data]] = [:]
+            for family in AppMedia.Family.allCases {
+                if let files = form.files[family.rawValue], !files.isEmpty { screenshots[family] = try files.map(read) }
+            }
+            guard icon != nil || !screenshots.isEmpty else { throw CatalogError.invalid("choose an icon or screenshots to upload") }
+            after = try await runtime.catalog.setMedia(appleItemId: app.appleItemId, icon: icon, screenshots: screenshots, blobs: runtime.blobs)
+        } catch let error as CatalogError {
+            return try await appDetailPage(session: session, app: app, notice: nil, error: "Not saved: \(error.description).", status: .badRequest)
+        }
+        try await audit.record(actor: session.actor, action: "app.media", target: "app:\(app.appleItemId)",
+                               before: app.auditMediaFields, after: after.auditMediaFields)
+        return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=media")
+    }
+
+    /// A package zip (operators), as `multipart/form-data` field `package`: imported like
+    /// `souk packages import`, and it must be this app's. Ends on the app's page naming the version.
+    @Sendable func uploadPackage(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        guard session.isOperator else { throw Problem(.forbidden, "Only an operator may do this; your role is \(session.role.rawValue).") }
+        let app = try await requireApp(context)
+        let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: runtime.config.workDir,
+                                                maxFileBytes: Self.maxPackageUploadBytes)
+        defer { form.cleanUp() }
+        guard let file = form.files["package"]?.first else {
+            return try await appDetailPage(session: session, app: app, notice: nil, error: "Choose a package (.zip) to upload.", status: .badRequest)
+        }
+        let outcome: PackageImporter.Outcome
+        do {
+            outcome = try await runtime.importer.importPackage(at: file.path, expectedAppleItemId: app.appleItemId)
+        } catch let error as PackageError {
+            // The temporary file's path means nothing to the operator: name their file instead.
+            let location = error.location == file.path ? file.filename : error.location
+            return try await appDetailPage(session: session, app: app, notice: nil,
+                                           error: "Package rejected: \(location): \(error.problem)", status: .unprocessableContent)
+        }
+        switch outcome {
+        case .imported(_, let version, let files, let bytes):
+            try await audit.record(actor: session.actor, action: "package.import", target: "app:\(app.appleItemId)",
+                                   after: ["version": String(version), "files": String(files), "bytes": String(bytes), "upload": file.filename])
+            return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?imported=\(version)")
+        case .alreadyImported:
+            return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=already")
+        }
+    }
+
+    @Sendable func withdrawVersion(_ request: Request, context: Context) async throws -> Response {
+        try await setWithdrawn(true, request, context: context)
+    }
+
+    @Sendable func reinstateVersion(_ request: Request, context: Context) async throws -> Response {
+        try await setWithdrawn(false, request, context: context)
+    }
+
+    private func setWithdrawn(_ withdrawn: Bool, _ request: Request, context: Context) async throws -> Response {
+        let (session, form) = try await gate.form(request, context: context, operatorOnly: true)
+        let app = try await requireApp(context)
+        guard let versionId = context.parameters.get("version").flatMap(AppleID.parse),
+              (try? await runtime.catalog.version(appleItemId: app.appleItemId, appleVersionId: versionId)) != nil else {
+            throw Problem(.notFound, "This app has no version with this AppleVersionID.")
+        }
+        let reason = (form["reason"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard reason.count <= 500 else {
+            return try await appDetailPage(session: session, app: app, notice: nil, error: "A reason has at most 500 characters.", status: .badRequest)
+        }
+        if try await runtime.catalog.setWithdrawn(withdrawn, appleItemId: app.appleItemId, appleVersionId: versionId,
+                                                  reason: reason.isEmpty ? nil : reason) {
+            try await audit.record(actor: session.actor, action: withdrawn ? "version.withdraw" : "version.reinstate",
+                                   target: "app:\(app.appleItemId)/version:\(versionId)",
+                                   before: ["withdrawn": String(!withdrawn)], after: ["withdrawn": String(withdrawn), "reason": reason])
+        }
+        return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=\(withdrawn ? "withdrawn" : "reinstated")")
+    }
+
+    @Sendable func takeDown(_ request: Request, context: Context) async throws -> Response {
+        try await setAvailability(.takenDown, request, context: context)
+    }
+
+    @Sendable func reinstateApp(_ request: Request, context: Context) async throws -> Response {
+        try await setAvailability(.available, request, context: context)
+    }
+
+    private func setAvailability(_ availability: Availability, _ request: Request, context: Context) async throws -> Response {
+        let (session, form) = try await gate.form(request, context: context, operatorOnly: true)
+        let app = try await requireApp(context)
+        let reason = (form["reason"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard reason.count <= 500 else {
+            return try await appDetailPage(session: session, app: app, notice: nil, error: "A reason has at most 500 characters.", status: .badRequest)
+        }
+        let after = try await runtime.catalog.setAvailability(appleItemId: app.appleItemId, to: availability,
+                                                             reason: reason.isEmpty ? nil : reason)
+        if after.availability != app.availability || after.takedownReason != app.takedownReason {
+            try await audit.record(actor: session.actor, action: availability == .available ? "app.reinstate" : "app.takedown",
+                                   target: "app:\(app.appleItemId)",
+                                   before: ["availability": app.availability.rawValue, "reason": app.takedownReason ?? ""],
+                                   after: ["availability": after.availability.rawValue, "reason": after.takedownReason ?? ""])
+        }
+        return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=\(availability == .available ? "available" : "taken-down")")
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+import Synchronization
+
+/// The dashboard's charts: the last 30 days of licenses issued (installs and restores), license
+/// requests and failures, active subscriptions and the marketplace's own revenue per day and per
+/// app — SVG drawn by the server (`SVGChart`), each with a text alternative and a table of the
+/// same numbers. The figures are read at most once a minute per process (`DashboardCache`), so
+/// the page stays fast however many rows the tables hold.
+extension AdminController {
+    static var dashboardDays: Int { 30 }
+
+    func dashboardCharts() async throws -> [[String: Any]] {
+        try await dashboardChartValues().map { chart in
+            var values: [String: Any] = ["svg": chart.svg, "title": chart.title, "rows": chart.rows, "id": chart.id]
+            values["perItem"] = chart.perItem
+            values["hasPerItem"] = chart.perItem != nil
+            return values
+        }
+    }
+
+    private func dashboardChartValues() async throws -> [DashboardChart] {
+        if let cached = dashboardCache.current(at: now()) { return cached }
+        let end = now()
+        let days = Self.dashboardDays
+        func series(_ name: String) async throws -> [SVGChart.Point] {
+            try await runtime.dailyCounts.series(name, days: days, endingAt: end).map { SVGChart.Point(label: String($0.day.dropFirst(5)), value: $0.count) }
+        }
+        let figures = try await DashboardFigures.read(database: runtime.database, days: days, endingAt: end)
+        let labels = figures.days.map { String($0.dropFirst(5)) }  // "11-27"
+        var charts: [SVGChart] = [
+            SVGChart(title: "Licenses issued", unit: "per day", points: try await series("license.issued")),
+            SVGChart(title: "License requests", unit: "per day", points: try await series("license.requests")),
+            SVGChart(title: "License failures", unit: "per day", points: try await series("license.failures")),
+            SVGChart(title: "Active subscriptions", unit: "at the end of each day",
+                     points: zip(labels, figures.activeSubscriptions).map { SVGChart.Point(label: $0, value: $1) }),
+        ]
+        var perItem: [[String: String]] = []
+        for revenue in figures.revenue {
+            let format: @Sendable (Int) -> String = { Price(currency: revenue.currency, amount: $0).formatted }
+            charts.append(SVGChart(title: "Revenue in \(revenue.currency)", unit: "per day",
+                                   points: zip(labels, revenue.perDay).map { SVGChart.Point(label: $0, value: $1) }, format: format))
+            for (item, amount) in revenue.perItem.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
+                perItem.append(["item": try await itemName(item), "amount": format(amount)])
+            }
+        }
+        var values = charts.map { DashboardChart(svg: $0.svg, title: $0.title, id: "table-" + SVGChart.slug($0.title), rows: $0.table) }
+        // Revenue per item is listed under the last revenue chart (all currencies, highest first).
+        if !perItem.isEmpty { values[values.count - 1].perItem = perItem }
+        dashboardCache.store(values, at: end)
+        return values
+    }
+
+    /// `app:<id>` → the app's name; `plan:<product>` → "Plan <product>".
+    private func itemName(_ item: String) async throws -> String {
+        if item.hasPrefix("app:"), let id = AppleID.parse(String(item.dropFirst(4))) {
+            return (try? await runtime.catalog.app(appleItemId: id).name) ?? "App \(id)"
+        }
+        return "Plan " + item.dropFirst(5)
+    }
+}
+
+/// One chart of the dashboard, ready for the page.
+struct DashboardChart: Sendable {
+    var svg: String
+    var title: String
+    var id: String
+    var rows: [[String: String]]
+    var perItem: [[String: String]]?
+}
+
+/// The dashboard's charts, kept for a minute.
+final class DashboardCache: Sendable {
+    private let entry = Mutex<(at: Date, charts: [DashboardChart])?>(nil)
+    static var lifetime: TimeInterval { 60 }
+
+    func current(at now: Date) -> [DashboardChart]? {
+        entry.withLock { entry in
+            guard let entry, now.timeIntervalSince(entry.at) < Self.lifetime, now >= entry.at else { return nil }
+            return entry.charts
+        }
+    }
+
+    func store(_ charts: [DashboardChart], at date: Date) {
+        entry.withLock { $0 = (date, charts) }
+    }
+}

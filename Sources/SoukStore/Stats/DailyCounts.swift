@@ -1,0 +1,73 @@
+import Foundation
+import SQLKit
+import Synchronization
+
+/// Counts per UTC day (`daily_counts`): what the dashboard draws that no table keeps — license
+/// requests, their failures, licenses issued. `add` only touches memory (the request paths it is
+/// called from stay free of writes); `flush` adds what gathered to the rows with one upsert per
+/// (day, name), so several processes add to the same rows. What has not been flushed when a
+/// process dies is lost: these are statistics, not records.
+public final class DailyCounts: Sendable {
+    struct Key: Hashable {
+        var day: String
+        var name: String
+    }
+
+    let database: SoukDatabase
+    private let pending = Mutex<[Key: Int]>([:])
+
+    public init(database: SoukDatabase) {
+        self.database = database
+    }
+
+    /// `2026-11-27`: the UTC day of `date`.
+    public static func day(_ date: Date) -> String {
+        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+        let start = Date(timeIntervalSince1970: Double(days) * 86_400)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day], from: start)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+    }
+
+    public func add(_ name: String, at date: Date, count: Int = 1) {
+        let key = Key(day: Self.day(date), name: name)
+        pending.withLock { $0[key, default: 0] += count }
+    }
+
+    /// Writes what gathered since the last flush; on failure it is kept for the next one.
+    public func flush() async throws {
+        let batch = pending.withLock { counts in
+            defer { counts = [:] }
+            return counts
+        }
+        var written: Set<Key> = []
+        do {
+            for (key, count) in batch.sorted(by: { ($0.key.day, $0.key.name) < ($1.key.day, $1.key.name) }) {
+                try await database.sql.raw("""
+                    INSERT INTO daily_counts (day, name, count) VALUES (\(bind: key.day), \(bind: key.name), \(bind: Int64(count)))
+                    ON CONFLICT (day, name) DO UPDATE SET count = daily_counts.count + excluded.count
+                    """).run()
+                written.insert(key)
+            }
+        } catch {
+            pending.withLock { counts in
+                for (key, count) in batch where !written.contains(key) { counts[key, default: 0] += count }
+            }
+            throw error
+        }
+    }
+
+    /// The counts of `name` for the `days` UTC days ending with `end`'s, oldest first (0 for a day
+    /// without a row), including what this process has not flushed yet.
+    public func series(_ name: String, days: Int, endingAt end: Date) async throws -> [(day: String, count: Int)] {
+        let labels = (0..<days).reversed().map { Self.day(end.addingTimeInterval(-Double($0) * 86_400)) }
+        let rows = try await database.sql.raw("""
+            SELECT day, count FROM daily_counts WHERE name = \(bind: name) AND day >= \(bind: labels.first ?? "") AND day <= \(bind: labels.last ?? "")
+            """).all()
+        var counts: [String: Int] = [:]
+        for row in rows { counts[try row.decode(column: "day", as: String.self)] = Int(try row.decode(column: "count", as: Int64.self)) }
+        let unflushed = pending.withLock { $0 }
+        return labels.map { ($0, (counts[$0] ?? 0) + (unflushed[Key(day: $0, name: name)] ?? 0)) }
+    }
+}

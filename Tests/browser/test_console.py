@@ -1,0 +1,151 @@
+"""The operator console in Chromium, as an operator walks it (issue 14): sign in, turn on TOTP and
+sign in again with a code, add an app and upload its package with the progress bar, see it in the
+storefront, edit a product through the catalog's diff, find a person and grant an entitlement, and
+read the audit log. Every step passes Browsers.check (style, clean console, axe-core, screenshot)."""
+
+import base64
+import hashlib
+import hmac
+import os
+import re
+import struct
+import time
+import urllib.parse
+
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+from souk_browser import wait_for
+
+ITEM = "6446000777"  # the package scripts/browser-tests.sh made (org.souk.browser.console, 3.1)
+
+
+def path_of(driver):
+    return urllib.parse.urlsplit(driver.current_url).path
+
+
+def totp(secret_base32, at):
+    """RFC 6238 (SHA-1, 6 digits, 30 s), written here rather than taken from Souk."""
+    key = base64.b32decode(secret_base32 + "=" * (-len(secret_base32) % 8))
+    digest = hmac.new(key, struct.pack(">Q", int(at // 30)), hashlib.sha1).digest()
+    offset = digest[-1] & 0x0F
+    return "%06d" % ((struct.unpack(">I", digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000)
+
+
+def heading(driver):
+    """The page's h1 text, or "" while a navigation replaces the page."""
+    try:
+        return " ".join(element.text for element in driver.find_elements(By.TAG_NAME, "h1"))
+    except StaleElementReferenceException:
+        return ""
+
+
+def submit(driver, label):
+    driver.find_element(By.XPATH, f"//button[normalize-space()='{label}']").click()
+
+
+def test_an_operator_runs_the_marketplace_from_the_console(browsers, operator, server):
+    driver = browsers.chromium()
+    # Signed out, the console sends the operator to sign in and back.
+    driver.get(f"{operator.base}/admin/people")
+    wait_for(lambda: path_of(driver) == "/signin", "the sign-in page")
+    driver.find_element(By.ID, "email").send_keys(operator.email)
+    driver.find_element(By.ID, "password").send_keys(operator.password)
+    submit(driver, "Sign in")
+    wait_for(lambda: path_of(driver) == "/admin/people", "the console after signing in")
+    driver.get(f"{operator.base}/admin")
+    assert "Licenses issued" in driver.page_source and "<svg" in driver.page_source
+    browsers.check(driver, "dashboard")
+
+    # Two-factor sign-in: the setup key, a code, ten recovery codes shown once.
+    driver.get(f"{operator.base}/admin/security")
+    secret = re.search(r"Secret \(base32\): <code>([A-Z2-7]+)</code>", driver.page_source).group(1)
+    browsers.check(driver, "totp-setup")
+    driver.find_element(By.ID, "totp-code").send_keys(totp(secret, time.time()))
+    submit(driver, "Turn on two-factor sign-in")
+    wait_for(lambda: "Recovery codes" in heading(driver), "the recovery codes")
+    assert len(driver.find_elements(By.CSS_SELECTOR, "main ul li code")) == 10
+    browsers.check(driver, "totp-recovery-codes")
+
+    # A new browser session now needs the code after the password (the next time step: each code is taken once).
+    driver.delete_all_cookies()
+    driver.get(f"{operator.base}/signin?next=%2Fadmin%2Fapps")
+    driver.find_element(By.ID, "email").send_keys(operator.email)
+    driver.find_element(By.ID, "password").send_keys(operator.password)
+    submit(driver, "Sign in")
+    wait_for(lambda: path_of(driver) == "/signin/code", "the code step")
+    browsers.check(driver, "totp-code-step")
+    driver.find_element(By.ID, "code").send_keys(totp(secret, time.time() + 30))
+    submit(driver, "Continue")
+    wait_for(lambda: path_of(driver) == "/admin/apps", "the apps page after the code")
+    browsers.check(driver, "apps")
+
+    # Add an app, then upload its package from the browser; the page names the imported version.
+    driver.find_element(By.ID, "new-item").send_keys(ITEM)
+    driver.find_element(By.ID, "new-bundle").send_keys("org.souk.browser.console")
+    driver.find_element(By.ID, "new-name").send_keys("Console Upload")
+    driver.find_element(By.ID, "new-developer").send_keys("Souk Browser Tests")
+    submit(driver, "Add app")
+    wait_for(lambda: path_of(driver) == f"/admin/apps/{ITEM}", "the new app's page")
+    assert driver.find_element(By.TAG_NAME, "progress") is not None
+    browsers.check(driver, "app-created")
+    driver.find_element(By.ID, "package-file").send_keys(os.environ["SOUK_BROWSER_PACKAGE_ZIP"])
+    submit(driver, "Upload and import")
+    wait_for(lambda: "imported=8000000777" in driver.current_url, "the page naming the imported version", timeout=60)
+    notice = driver.find_element(By.CSS_SELECTOR, "[role=status].notice").text
+    assert "Imported version 3.1 (31, AppleVersionID 8000000777)" in notice, notice
+    browsers.check(driver, "package-imported")
+
+    # The storefront shows it (its index catches up within a second).
+    def listed():
+        driver.get(f"{operator.base}/search?q=console+upload")
+        return "Console Upload" in driver.page_source
+    wait_for(listed, "the new app in the storefront's search")
+    browsers.check(driver, "storefront-search")
+    driver.get(f"{operator.base}/apps/{ITEM}")
+    assert "Console Upload" in driver.find_element(By.TAG_NAME, "h1").text
+    browsers.check(driver, "storefront-app")
+
+    # Edit a product: its JSON, the diff, then apply.
+    driver.get(f"{operator.base}/admin/catalog/org.souk.demo.studio")
+    browsers.check(driver, "catalog")
+    driver.find_element(By.LINK_TEXT, "studio.brushes").click()
+    wait_for(lambda: path_of(driver).endswith("/products/studio.brushes"), "the product page")
+    area = driver.find_element(By.ID, "product-text")
+    text = area.get_attribute("value")
+    assert '"amount": 299' in text, text
+    area.clear()
+    area.send_keys(text.replace('"amount": 299', '"amount": 349'))
+    browsers.check(driver, "product-edit")
+    submit(driver, "Review changes")
+    wait_for(lambda: "Review changes to" in heading(driver), "the review page")
+    summary, file_lines = [element.text for element in driver.find_elements(By.CSS_SELECTOR, "pre.diff")]
+    assert "studio.brushes" in summary, summary
+    assert '−' in file_lines and '"amount": 299' in file_lines and '+' in file_lines and '"amount": 349' in file_lines, file_lines
+    browsers.check(driver, "catalog-review")
+    submit(driver, "Apply these changes")
+    wait_for(lambda: "done=applied" in driver.current_url, "the catalog applied")
+    assert "3.49 USD" in driver.page_source
+    browsers.check(driver, "catalog-applied")
+
+    # Find a person and grant an entitlement.
+    driver.get(f"{operator.base}/admin/people")
+    driver.find_element(By.ID, "people-q").send_keys(server.email)
+    driver.find_element(By.ID, "people-q").submit()
+    driver.find_element(By.LINK_TEXT, server.email).click()
+    wait_for(lambda: path_of(driver).startswith("/admin/people/"), "the person's page")
+    browsers.check(driver, "person")
+    Select(driver.find_element(By.ID, "grant-app")).select_by_value("org.souk.demo.studio")
+    driver.find_element(By.ID, "grant-entitlement").send_keys("brushes")
+    driver.find_element(By.ID, "grant-reason").send_keys("Browser test goodwill")
+    submit(driver, "Grant")
+    wait_for(lambda: "Entitlement granted." in driver.page_source, "the grant's notice")
+    browsers.check(driver, "granted")
+
+    # The audit log has every change, with who made it.
+    driver.get(f"{operator.base}/admin/audit")
+    rows = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "tbody tr")]
+    for action in ("account.totp-enable", "app.create", "package.import", "catalog.apply", "entitlement.grant"):
+        assert any(action in row and operator.email in row for row in rows), (action, rows[:10])
+    browsers.check(driver, "audit-log")
