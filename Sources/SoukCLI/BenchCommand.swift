@@ -17,6 +17,10 @@ struct BenchCommand: AsyncParsableCommand {
     static let appBase: UInt64 = 7_000_000_000
     static let versionBase: UInt64 = 8_000_000_000
 
+    /// The seeded apps' words (names, subtitles, descriptions).
+    static let words = ["notes", "weather", "photos", "music", "budget", "recipes", "maps", "fitness", "books", "chess", "travel",
+                        "sleep", "garden", "language", "camera", "podcast", "calendar", "tasks", "news", "puzzle"]
+
     struct SeedCatalog: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "seed-catalog",
@@ -40,9 +44,14 @@ struct BenchCommand: AsyncParsableCommand {
                     let batch = index..<min(index + 1000, apps)
                     try await db.transaction { db in
                         let models = batch.map { i in
+                            // Words for the storefront's search and a category each (scripts/bench-web.sh).
+                            let word = BenchCommand.words[i % BenchCommand.words.count]
                             let app = AppModel(appleItemId: BenchCommand.appBase + UInt64(i), bundleId: "org.example.bench\(i)",
-                                               name: "Bench \(i)", developerName: "Bench")
+                                               name: "Bench \(i) \(word.capitalized)", subtitle: "The \(word) app number \(i)",
+                                               description: "Bench app \(i) keeps your \(word) and \(BenchCommand.words[(i / 7) % BenchCommand.words.count]) in order.",
+                                               developerName: "Bench Developer \(i % 500)")
                             app.id = UUID()
+                            app.category = AppCategory.allCases[i % AppCategory.allCases.count].slug
                             return app
                         }
                         try await models.create(on: db)

@@ -1,7 +1,7 @@
 """The operator console in Chromium, as an operator walks it (issue 14): sign in, turn on TOTP and
 sign in again with a code, add an app and upload its package with the progress bar, see it in the
-storefront, edit a product through the catalog's diff, find a person and grant an entitlement, and
-read the audit log. Every step passes Browsers.check (style, clean console, axe-core, screenshot)."""
+storefront, edit a product through the catalog's diff, find a person (their timeline) and grant an
+entitlement, read the audit log, and open the integrations. Every step passes Browsers.check (style, clean console, axe-core, screenshot)."""
 
 import base64
 import hashlib
@@ -135,6 +135,7 @@ def test_an_operator_runs_the_marketplace_from_the_console(browsers, operator, s
     driver.find_element(By.ID, "people-q").submit()
     driver.find_element(By.LINK_TEXT, server.email).click()
     wait_for(lambda: path_of(driver).startswith("/admin/people/"), "the person's page")
+    assert "Timeline" in driver.page_source and "Account created" in driver.page_source
     browsers.check(driver, "person")
     Select(driver.find_element(By.ID, "grant-app")).select_by_value("org.souk.demo.studio")
     driver.find_element(By.ID, "grant-entitlement").send_keys("brushes")
@@ -149,3 +150,8 @@ def test_an_operator_runs_the_marketplace_from_the_console(browsers, operator, s
     for action in ("account.totp-enable", "app.create", "package.import", "catalog.apply", "entitlement.grant"):
         assert any(action in row and operator.email in row for row in rows), (action, rows[:10])
     browsers.check(driver, "audit-log")
+
+    # Integrations: events, stores, webhooks and the keys, with their rotation.
+    driver.get(f"{operator.base}/admin/integrations")
+    assert "Install verification keys" in driver.page_source
+    browsers.check(driver, "integrations")

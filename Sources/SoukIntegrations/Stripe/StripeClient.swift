@@ -64,6 +64,30 @@ public struct StripeClient: Sendable {
         }
     }
 
+    /// `POST /v1/refunds` of a PaymentIntent (the whole charge, or `amount` minor units), with
+    /// `Idempotency-Key` so a retried request refunds once. Stripe then sends `charge.refunded`,
+    /// which is what changes the order. Returns the refund's id. Throws `StoreFault` (no answer:
+    /// nothing was refunded, or the retry will find the same refund) or `StripeRequestError` (Stripe
+    /// refused, e.g. already refunded).
+    public func refund(paymentIntent: String, amount: Int? = nil, idempotencyKey: String) async throws -> String {
+        let label = "Stripe create refund"
+        var fields = [("payment_intent", paymentIntent)]
+        if let amount { fields.append(("amount", String(amount))) }
+        let response = try await http.send(.POST, baseURL + "/v1/refunds",
+                                           headers: headers + [("Content-Type", "application/x-www-form-urlencoded"), ("Idempotency-Key", idempotencyKey)],
+                                           body: Array(StripeFormEncoding.encode(fields).utf8), label: label)
+        switch response.status {
+        case 200:
+            guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any], let id = object["id"] as? String else {
+                throw StoreFault(.unavailable, "\(label): Stripe's answer is not a refund object")
+            }
+            return id
+        case 401, 403: throw StoreFault(.credentials, "\(label): Stripe refused the secret key (\(response.status)); check stripeSecretKey")
+        case 409, 429, 500...: throw StoreFault(.unavailable, "\(label): Stripe answered \(response.status)")
+        default: throw StripeRequestError(status: response.status, body: response.body)
+        }
+    }
+
     var headers: [(String, String)] {
         var headers = [("Authorization", "Bearer \(secretKey)"), ("Accept", "application/json")]
         if let apiVersion { headers.append(("Stripe-Version", apiVersion)) }

@@ -7,7 +7,7 @@ enum AdminTemplates {
         "console-nav": """
             <nav class="console" aria-label="Console">
             <a href="/admin">Dashboard</a> <a href="/admin/apps">Apps</a> <a href="/admin/catalog">Catalogs</a> <a href="/admin/people">People</a>
-            <a href="/admin/audit">Audit log</a>
+            <a href="/admin/integrations">Integrations</a> <a href="/admin/audit">Audit log</a>
             <a href="/admin/security">Two-factor sign-in</a> <span class="muted">{{operatorEmail}} · {{role}}</span>
             </nav>
             """,
@@ -90,6 +90,10 @@ enum AdminTemplates {
             <input type="hidden" name="csrf_token" value="{{csrfToken}}">
             {{#disabled}}<button type="submit" class="secondary">Enable account</button>{{/disabled}}{{^disabled}}<button type="submit" class="danger">Disable account</button>{{/disabled}}
             </form>{{/isOperator}}
+            <h2>Timeline</h2>
+            <details open><summary>The latest {{timelineCount}} events, newest first</summary>
+            <ol class="timeline">{{#timeline}}<li><span class="muted">{{at}}</span> <span class="tag">{{kind}}</span> {{text}}</li>{{/timeline}}</ol>
+            </details>
             <h2>Devices</h2>
             {{^devices}}<p class="muted">No signed-in devices.</p>{{/devices}}
             {{#has-devices}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Devices</caption>
@@ -112,7 +116,9 @@ enum AdminTemplates {
             {{^orders}}<p class="muted">No marketplace orders.</p>{{/orders}}
             {{#has-orders}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Marketplace orders</caption>
             <thead><tr><th scope="col">App</th><th scope="col">Price</th><th scope="col">Status</th><th scope="col">Date</th><th scope="col">Processor</th></tr></thead><tbody>{{/has-orders}}
-            {{#orders}}<tr><td>{{app}}</td><td>{{price}}</td><td>{{status}}</td><td>{{date}}</td><td>{{processor}}</td></tr>{{/orders}}
+            {{#orders}}<tr><td>{{app}}</td><td>{{price}}</td><td>{{status}}{{#refundable}}
+            <form method="post" action="/admin/people/{{person}}/orders/{{order}}/refund" class="inline"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <button type="submit" class="secondary">Refund {{price}}<span class="visually-hidden"> for app {{app}}</span></button></form>{{/refundable}}</td><td>{{date}}</td><td>{{processor}}</td></tr>{{/orders}}
             {{#has-orders}}</tbody></table></div>{{/has-orders}}
             <h2>Promotional entitlements</h2>
             {{^grants}}<p class="muted">No grants.</p>{{/grants}}
@@ -315,6 +321,57 @@ enum AdminTemplates {
             <input type="hidden" name="catalog" value="{{text}}">
             <button type="submit">Apply these changes</button> <a href="{{catalogHref}}" class="button secondary">Cancel</a>
             </form>{{/unchanged}}
+            {{> end}}
+            """,
+        "admin-integrations": """
+            {{> start}}
+            {{> console-nav}}
+            <h1>Integrations</h1>
+            {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            {{#publicKey}}<p>Public key to register in App Store Connect:</p><pre>{{publicKey}}</pre>{{/publicKey}}
+            <h2>App Store Connect events</h2>
+            {{^ascEvents}}<p class="muted">No event received yet.</p>{{/ascEvents}}
+            {{#has-ascEvents}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">The latest App Store Connect events</caption>
+            <thead><tr><th scope="col">Received</th><th scope="col">Type</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last error</th></tr></thead><tbody>{{/has-ascEvents}}
+            {{#ascEvents}}<tr><td>{{received}}</td><td>{{type}}</td><td>{{state}}</td><td>{{attempts}}</td><td>{{error}}</td></tr>{{/ascEvents}}
+            {{#has-ascEvents}}</tbody></table></div>{{/has-ascEvents}}
+            <h2>Stores</h2>
+            {{^stores}}<p class="muted">No store has been asked anything yet.</p>{{/stores}}
+            {{#has-stores}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Each app's stores: last answer and last error</caption>
+            <thead><tr><th scope="col">App</th><th scope="col">Store</th><th scope="col">State</th><th scope="col">Last answer</th><th scope="col">Last error</th></tr></thead><tbody>{{/has-stores}}
+            {{#stores}}<tr><td>{{app}}</td><td>{{store}}</td><td>{{state}}</td><td>{{ok}}</td><td>{{error}}</td></tr>{{/stores}}
+            {{#has-stores}}</tbody></table></div>{{/has-stores}}
+            {{#has-apps}}<form method="get" action="/admin/integrations">
+            <label for="integrations-app">Notifications and webhooks of</label>
+            <select id="integrations-app" name="app">{{#apps}}<option value="{{app}}"{{#selected}} selected{{/selected}}>{{app}}</option>{{/apps}}</select>
+            <button type="submit" class="secondary">Show</button>
+            </form>{{/has-apps}}
+            {{#app}}<h2>Store notifications of {{app}}</h2>
+            {{^notifications}}<p class="muted">None received.</p>{{/notifications}}
+            {{#has-notifications}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">The latest store notifications</caption>
+            <thead><tr><th scope="col">Received</th><th scope="col">Store</th><th scope="col">Type</th><th scope="col">Environment</th><th scope="col">Status</th><th scope="col">Result</th></tr></thead><tbody>{{/has-notifications}}
+            {{#notifications}}<tr><td>{{received}}</td><td>{{store}}</td><td>{{type}}</td><td>{{environment}}</td><td>{{status}}</td><td>{{summary}}</td></tr>{{/notifications}}
+            {{#has-notifications}}</tbody></table></div>{{/has-notifications}}
+            <h2>Webhook deliveries of {{app}}</h2>
+            {{^deliveries}}<p class="muted">No delivery yet.</p>{{/deliveries}}
+            {{#has-deliveries}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">The latest webhook deliveries</caption>
+            <thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Endpoint</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Redeliver</th></tr></thead><tbody>{{/has-deliveries}}
+            {{#deliveries}}<tr><td>{{created}}</td><td>{{type}}</td><td>{{url}}</td><td>{{status}}</td><td>{{attempts}}</td><td>{{last}}</td>
+            <td><form method="post" action="/admin/integrations/redeliver" class="inline"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <input type="hidden" name="app" value="{{app}}"><input type="hidden" name="event" value="{{event}}">
+            <button type="submit" class="secondary">Redeliver<span class="visually-hidden"> event {{event}}</span></button></form></td></tr>{{/deliveries}}
+            {{#has-deliveries}}</tbody></table></div>{{/has-deliveries}}{{/app}}
+            <h2>Install verification keys</h2>
+            <div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Published install verification keys</caption>
+            <thead><tr><th scope="col">Owner</th><th scope="col">Key id</th><th scope="col">Created</th><th scope="col">State</th></tr></thead><tbody>
+            {{#keys}}<tr><td>{{owner}}</td><td><code>{{kid}}</code></td><td>{{created}}</td><td>{{state}}</td></tr>{{/keys}}
+            </tbody></table></div>
+            {{#isOperator}}<form method="post" action="/admin/integrations/keys/rotate">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <p>Rotating makes a new key that signs from now on; the old one stays published until the tokens it signed have expired.</p>
+            <button type="submit" class="secondary">Rotate the marketplace's key</button>
+            </form>{{/isOperator}}
             {{> end}}
             """,
         "admin-security": """

@@ -64,11 +64,13 @@ public struct AuditLog: Sendable {
         return entry
     }
 
-    /// Entries newest first, optionally of one actor and/or one action.
-    public func list(actor: String? = nil, action: String? = nil, limit: Int = 50, offset: Int = 0) async throws -> [AuditEntry] {
+    /// Entries newest first, optionally of one actor, one action and/or one target.
+    public func list(actor: String? = nil, action: String? = nil, target: String? = nil, limit: Int = 50,
+                     offset: Int = 0) async throws -> [AuditEntry] {
         var query = database.sql.select().column(SQLRaw(AuditEntry.columns)).from("audit_log")
         if let actor, !actor.isEmpty { query = query.where("actor", .equal, actor) }
         if let action, !action.isEmpty { query = query.where("action", .equal, action) }
+        if let target, !target.isEmpty { query = query.where("target", .equal, target) }
         return try await query.orderBy("at", .descending).orderBy("id", .descending).limit(limit).offset(offset).all()
             .map(AuditEntry.decode)
     }

@@ -42,6 +42,14 @@ public struct CommerceEventStore: Sendable {
             """).all().reversed().compactMap(Self.decode)
     }
 
+    /// The account's latest `limit` events in every app, newest first (the console's timeline).
+    public func recent(account: UUID, limit: Int) async throws -> [CommerceEvent] {
+        try await database.sql.raw("""
+            SELECT \(unsafeRaw: Self.columns()) FROM commerce_events
+            WHERE account_id = \(bind: account) ORDER BY occurred_at DESC, created_at DESC LIMIT \(bind: limit)
+            """).all().compactMap(Self.decode)
+    }
+
     /// One row of `columns()`; nil when its type, source or environment is unknown to this version.
     static func decode(_ row: any SQLRow) throws -> CommerceEvent? {
         guard let type = LifecycleEventType(rawValue: try row.decode(column: "type", as: String.self)),

@@ -135,6 +135,12 @@ public struct MarketplaceOrderStore: Sendable {
             """).first().map(Self.decode)
     }
 
+    /// The payment a paid order was paid with (a Stripe PaymentIntent; a development order's own reference).
+    public func paymentRef(_ id: UUID) async throws -> String? {
+        try await database.sql.raw("SELECT payment_ref FROM marketplace_orders WHERE id = \(bind: id)").first()?
+            .decode(column: "payment_ref", as: String?.self)
+    }
+
     public func order(_ id: UUID) async throws -> MarketplaceOrder? {
         try await database.sql.raw("SELECT \(unsafeRaw: Self.columns) FROM marketplace_orders WHERE id = \(bind: id)").first().map(Self.decode)
     }

@@ -235,11 +235,20 @@ public struct WebhookStore: Sendable {
 
     /// The latest deliveries of `app`, newest first.
     public func deliveries(app: String, limit: Int = 100) async throws -> [WebhookDelivery] {
+        try await deliveries(where: "d.app = \(bind: app)", limit: limit)
+    }
+
+    /// The latest deliveries of the events of one account (every app), newest first: the console's timeline.
+    public func deliveries(account: UUID, limit: Int = 100) async throws -> [WebhookDelivery] {
+        try await deliveries(where: "e.account_id = \(bind: account)", limit: limit)
+    }
+
+    private func deliveries(where condition: SQLQueryString, limit: Int) async throws -> [WebhookDelivery] {
         try await database.sql.raw("""
             SELECT d.event_id, d.endpoint_id, w.url, e.type, e.environment, d.status, d.attempts, d.next_attempt_at, d.last_status,
             d.last_error, d.delivered_at, d.created_at
             FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN commerce_events e ON e.id = d.event_id
-            WHERE d.app = \(bind: app) ORDER BY e.created_at DESC, w.url LIMIT \(bind: limit)
+            WHERE \(condition) ORDER BY e.created_at DESC, w.url LIMIT \(bind: limit)
             """).all().map { row in
             WebhookDelivery(
                 eventId: try row.decode(column: "event_id", as: UUID.self), endpointId: try row.decode(column: "endpoint_id", as: UUID.self),

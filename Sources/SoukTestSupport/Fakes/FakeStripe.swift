@@ -34,6 +34,8 @@ public final class FakeStripe: Sendable {
         var idempotent: [String: (request: [String], answer: JSONValue)] = [:]
         /// Paid invoices: the PaymentIntent that paid each, what it charged and what was refunded.
         var invoiceCharges: [String: (paymentIntent: String, amount: Int, currency: String, refunded: Int)] = [:]
+        /// `POST /v1/refunds` by idempotency key: the refund's id and what it asked for.
+        var refunds: [String: (id: String, paymentIntent: String, amount: Int?)] = [:]
     }
 
     public init(secretKey: String = "sk_test_fake_0123456789", webhookSecret: String = "whsec_fake_0123456789",
@@ -79,6 +81,35 @@ public final class FakeStripe: Sendable {
             guard found else { return Self.refuse(404, code: "resource_missing", param: "id", "No such subscription: '\(id)'") }
             return Self.answer(.object([JSONMember("id", .string(id)), JSONMember("object", .string("subscription")),
                                         JSONMember("cancel_at_period_end", .bool(value == "true"))]))
+        }
+        router.post("/v1/refunds") { request, _ in
+            if let refusal = self.authenticate(request) { return refusal }
+            var request = request
+            let pairs = Self.decodeForm(String(buffer: try await request.collectBody(upTo: 1 << 20)))
+            guard let intent = pairs.first(where: { $0.0 == "payment_intent" })?.1 else {
+                return Self.refuse(400, code: "parameter_missing", param: "payment_intent", "Send payment_intent.")
+            }
+            let amount = pairs.first(where: { $0.0 == "amount" }).flatMap { Int($0.1) }
+            let key = request.headers[HTTPField.Name("Idempotency-Key")!] ?? UUID().uuidString
+            enum Outcome { case created(String), missing, alreadyRefunded }
+            // A refund is answered here; its `charge.refunded` event is what a test then sends (`refund(session:)`).
+            let outcome = self.state.withLock { state -> Outcome in
+                if let earlier = state.refunds[key] { return .created(earlier.id) }
+                guard let session = state.sessions.values.first(where: { $0.paymentIntent == intent }) else { return .missing }
+                guard session.amountRefunded < session.amountTotal else { return .alreadyRefunded }
+                let id = Self.newId("re")
+                state.refunds[key] = (id, intent, amount)
+                return .created(id)
+            }
+            switch outcome {
+            case .created(let id):
+                return Self.answer(.object([JSONMember("id", .string(id)), JSONMember("object", .string("refund")),
+                                            JSONMember("payment_intent", .string(intent)), JSONMember("status", .string("succeeded"))]))
+            case .missing:
+                return Self.refuse(404, code: "resource_missing", param: "payment_intent", "No such payment_intent: '\(intent)'")
+            case .alreadyRefunded:
+                return Self.refuse(400, code: "charge_already_refunded", param: nil, "Charge has already been refunded.")
+            }
         }
         router.get("/pay/:id") { _, context in
             let id = context.parameters.get("id") ?? ""
@@ -145,6 +176,8 @@ public final class FakeStripe: Sendable {
 
     /// How many sessions exist (idempotent replays create none).
     public var sessionCount: Int { state.withLock { $0.sessions.count } }
+    /// The refunds asked for through `POST /v1/refunds` (one per idempotency key).
+    public var refundRequests: [(id: String, paymentIntent: String, amount: Int?)] { state.withLock { Array($0.refunds.values) } }
 
     /// The person finishes Checkout: the session becomes `complete` with `payment_status` `paid`
     /// (or `unpaid`, as with a delayed payment method), gets a customer, and a PaymentIntent

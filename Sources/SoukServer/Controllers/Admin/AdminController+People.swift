@@ -61,7 +61,10 @@ extension AdminController {
         }
         let orders = try await MarketplaceOrderStore(database: runtime.database).orders(account: id).map { order in
             ["app": String(order.appleItemId), "price": Price(currency: order.price.currency, amount: order.amountPaid ?? order.price.amount).formatted,
-             "status": order.status.rawValue, "date": format(order.paidAt ?? order.createdAt), "processor": order.processor]
+             "status": order.status.rawValue + (order.amountRefunded.map { $0 > 0 && order.status == .paid ? ", \(Price(currency: order.price.currency, amount: $0).formatted) refunded" : "" } ?? ""),
+             "date": format(order.paidAt ?? order.createdAt), "processor": order.processor,
+             "refundable": order.status == .paid && session.isOperator, "order": order.id.uuidString.lowercased(),
+             "person": id.uuidString.lowercased(), "csrfToken": csrf] as [String: Any]
         }
         let grants = try await EntitlementGrantStore(purchases: runtime.purchases).list(account: id).reversed().map { grant -> [String: Any] in
             ["id": grant.id.uuidString.lowercased(), "app": grant.app, "entitlement": grant.entitlementId,
@@ -69,12 +72,14 @@ extension AdminController {
              "reason": grant.reason ?? "", "state": grant.revokedAt != nil ? "revoked" : grant.isActive(at: at) ? "active" : "ended",
              "revocable": grant.revokedAt == nil && grant.isActive(at: at), "csrfToken": csrf, "person": id.uuidString.lowercased()]
         }
+        let events = try await timeline(account: account)
         var values: [String: Any] = [
             "id": id.uuidString.lowercased(), "email": account.email, "personRole": account.role.rawValue,
             "status": account.disabled ? "disabled" : "active", "disabled": account.disabled,
             "environment": account.sandbox ? "sandbox" : "production", "created": account.createdAt.map(format) ?? "-",
             "twoFactor": account.totpEnabled ? "on" : "off",
             "devices": devices, "licenses": licenses, "purchases": purchases, "orders": orders, "grants": grants,
+            "timeline": events, "timelineCount": String(events.count),
             "apps": try await CommerceCatalogStore(database: runtime.database).apps().map { ["app": $0] },
         ]
         values["notice"] = notice

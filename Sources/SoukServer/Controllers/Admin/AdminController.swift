@@ -50,6 +50,8 @@ struct AdminController<Context: RequestContext> {
         router.get("admin/audit", use: auditPage)
         addAppRoutes(to: router)
         addCatalogRoutes(to: router)
+        addIntegrationRoutes(to: router)
+        addRefundRoutes(to: router)
     }
 
     /// The dashboard: what the marketplace holds now.

@@ -1,0 +1,103 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// `/admin/integrations`: what comes in and goes out — App Store Connect events, each store's
+/// settings health and notifications, outgoing webhook deliveries (redeliver: support and
+/// operators) — and the install verification keys (rotate: operators). Secrets never appear:
+/// store settings show their state only, keys their public half.
+extension AdminController {
+    static var integrationRows: Int { 20 }
+
+    func addIntegrationRoutes(to router: Router<Context>) {
+        router.get("admin/integrations", use: integrations)
+        router.post("admin/integrations/redeliver", use: redeliver)
+        router.post("admin/integrations/keys/rotate", use: rotateKey)
+    }
+
+    @Sendable func integrations(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        let notice = request.uri.queryParameters["done"].flatMap { Self.integrationNotices[String($0)] }
+        return try await integrationsPage(session: session, request: request, notice: notice, error: nil, publicKey: nil)
+    }
+
+    static var integrationNotices: [String: String] {
+        ["redelivered": "Queued again: the delivery worker sends it within seconds."]
+    }
+
+    private func integrationsPage(session: ConsoleSession, request: Request, notice: String?, error: String?, publicKey: String?,
+                                  status: HTTPResponse.Status = .ok) async throws -> Response {
+        let format = WebController<Context>.format
+        let apps = try await runtime.commerceCatalogs.store.apps()
+        let chosen = request.uri.queryParameters["app"].map(String.init).flatMap { apps.contains($0) ? $0 : nil } ?? apps.first
+        var values: [String: Any] = [
+            "ascEvents": try await AppStoreConnectEventStore(database: runtime.database).recent(limit: Self.integrationRows).map { event in
+                ["type": event.type, "id": event.eventId, "state": event.state.rawValue, "attempts": String(event.attempts),
+                 "received": format(event.receivedAt), "error": event.lastError ?? ""]
+            },
+            "stores": try await StoreStatusStore(database: runtime.database).list().map { status in
+                ["app": status.app, "store": status.store.rawValue, "ok": status.lastOkAt.map(format) ?? "never",
+                 "error": status.lastError.map { "\($0) (\(status.lastErrorAt.map(format) ?? ""))" } ?? "",
+                 "state": status.isFailing ? "failing" : "ok"]
+            },
+            "apps": apps.map { ["app": $0, "selected": $0 == chosen] },
+            "keys": try await runtime.installVerificationKeys.store.publishedKeys(
+                retiredAfter: now().addingTimeInterval(-InstallVerificationKeyring.publicationGrace)).map { key in
+                ["owner": key.owner == InstallVerificationKeyRecord.marketplaceOwner ? "the marketplace" : "app \(key.owner)", "kid": key.kid,
+                 "created": key.createdAt.map(format) ?? "-", "state": key.retiredAt.map { "retired \(format($0)), still published" } ?? "signing"]
+            },
+        ]
+        if let chosen {
+            values["app"] = chosen
+            values["notifications"] = try await StoreNotificationStore(database: runtime.database)
+                .notifications(app: chosen, limit: Self.integrationRows).map { item in
+                    ["store": item.received.store, "type": item.received.type + (item.received.subtype.map { "/\($0)" } ?? ""),
+                     "environment": item.received.environment ?? "", "status": item.status.rawValue, "summary": item.summary ?? item.lastError ?? "",
+                     "received": format(item.receivedAt)]
+                }
+            values["deliveries"] = try await WebhookStore(database: runtime.database).deliveries(app: chosen, limit: Self.integrationRows).map { delivery in
+                ["event": delivery.eventId.uuidString.lowercased(), "type": delivery.eventType, "url": delivery.url, "status": delivery.status.rawValue,
+                 "attempts": String(delivery.attempts), "last": delivery.lastStatus.map(String.init) ?? delivery.lastError ?? "",
+                 "created": format(delivery.createdAt), "app": chosen, "csrfToken": session.csrfToken]
+            }
+        }
+        values["notice"] = notice
+        values["error"] = error
+        values["publicKey"] = publicKey
+        return try await render("admin-integrations", session: session, title: "Integrations", values, status: status)
+    }
+
+    /// Queues one event's webhook deliveries again (support and operators).
+    @Sendable func redeliver(_ request: Request, context: Context) async throws -> Response {
+        let (session, form) = try await gate.form(request, context: context)
+        let app = form["app"] ?? ""
+        guard let event = form["event"].flatMap(UUID.init(uuidString:)) else { throw Problem(.badRequest, "Name the event to redeliver.") }
+        let queued: Int
+        do {
+            queued = try await WebhookStore(database: runtime.database).redeliver(app: app, event: event)
+        } catch let error as WebhookStoreError {
+            return try await integrationsPage(session: session, request: request, notice: nil, error: error.description, publicKey: nil,
+                                              status: .notFound)
+        }
+        try await audit.record(actor: session.actor, action: "webhook.redeliver", target: "catalog:\(app)",
+                               after: ["event": event.uuidString.lowercased(), "deliveries": String(queued)])
+        var components = URLComponents()
+        components.path = "/admin/integrations"
+        components.queryItems = [URLQueryItem(name: "app", value: app), URLQueryItem(name: "done", value: "redelivered")]
+        return WebController<Context>.seeOther(components.string ?? "/admin/integrations")
+    }
+
+    /// A new install verification key for the marketplace (operators); its public key is shown to
+    /// register in App Store Connect. The old key stays published until its tokens have expired.
+    @Sendable func rotateKey(_ request: Request, context: Context) async throws -> Response {
+        let (session, _) = try await gate.form(request, context: context, operatorOnly: true)
+        let before = try await runtime.installVerificationKeys.activeKeys()[InstallVerificationKeyRecord.marketplaceOwner]?.kid
+        let record = try await runtime.installVerificationKeys.rotate(owner: InstallVerificationKeyRecord.marketplaceOwner, kid: nil)
+        try await audit.record(actor: session.actor, action: "key.rotate", target: "key:marketplace",
+                               before: ["kid": before ?? ""], after: ["kid": record.kid])
+        return try await integrationsPage(session: session, request: request,
+                                          notice: "New install verification key \(record.kid): it signs from now on. Register its public key in App Store Connect, then set the key id it gives with souk marketplace set --key-id.",
+                                          error: nil, publicKey: record.publicKeyPEM)
+    }
+}
