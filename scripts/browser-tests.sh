@@ -46,10 +46,9 @@ PASSWORD=$(sed -n 's/.*demo account .*password \([^ ]*\) .*/\1/p' "$STARTED_LOG"
 RETRY_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_urlsafe(12))')
 (cd "$WORK" && "$SOUK" accounts create --email retry@souk.example --password "$RETRY_PASSWORD" >/dev/null) \
   || fail "souk accounts create"
-# An operator for the console's walk, and a package (a zip, as a browser uploads it) of an app it adds.
-OPERATOR_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_urlsafe(12))')
-(cd "$WORK" && "$SOUK" accounts create --email operator@souk.example --password "$OPERATOR_PASSWORD" --role operator >/dev/null) \
-  || fail "souk accounts create --role operator"
+# The demo's console operator for the console's walk, and a package (a zip, as a browser uploads it) of an app it adds.
+OPERATOR_PASSWORD=$(sed -n 's/.*demo console .*password \([^ ]*\) .*/\1/p' "$STARTED_LOG" | head -1)
+[ -n "$OPERATOR_PASSWORD" ] || fail "the demo operator's password is not in the start-up banner"
 "$SOUK" packages make-sample --apple-item-id 6446000777 --apple-version-id 8000000777 --bundle-id org.souk.browser.console \
   --short-version 3.1 --bundle-version 31 --min-os 17.0 --variant-size 200000 --out "$WORK/console-package" >/dev/null \
   || fail "souk packages make-sample"

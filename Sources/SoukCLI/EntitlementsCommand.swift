@@ -87,7 +87,7 @@ extension EntitlementsCommand {
                 }
                 try await AuditLog(database: runtime.database).record(
                     actor: AuditLog.cliActor, action: "entitlement.grant", target: "account:\(accountId.uuidString.lowercased())",
-                    after: EntitlementsCommand.auditFields(grant))
+                    after: grant.auditFields)
                 print("Granted \(entitlement) to \(account) in \(app) (\(grant.environment.rawValue)) until "
                     + "\(grant.expiresAt.map(Table.date) ?? "revoked"); grant \(grant.id.uuidString.lowercased())")
             }
@@ -168,19 +168,11 @@ extension EntitlementsCommand {
         }
     }
 
-    /// What the audit log keeps of a grant (the same fields as the console's).
-    static func auditFields(_ grant: EntitlementGrant) -> [String: String] {
-        var fields = ["grant": grant.id.uuidString.lowercased(), "app": grant.app, "entitlement": grant.entitlementId,
-                      "environment": grant.environment.rawValue, "until": grant.expiresAt.map(RFC3339.format) ?? "revoked",
-                      "reason": grant.reason ?? ""]
-        fields["revoked_at"] = grant.revokedAt.map(RFC3339.format)
-        return fields
-    }
 
     static func auditRevoke(before: EntitlementGrant, after: EntitlementGrant, database: SoukDatabase) async throws {
         try await AuditLog(database: database).record(
             actor: AuditLog.cliActor, action: "entitlement.revoke", target: "account:\(after.accountId.uuidString.lowercased())",
-            before: auditFields(before), after: auditFields(after))
+            before: before.auditFields, after: after.auditFields)
     }
 
     /// The grants as a table, one line each.

@@ -146,7 +146,7 @@ def test_an_operator_runs_the_marketplace_from_the_console(browsers, operator, s
 
     # The audit log has every change, with who made it.
     driver.get(f"{operator.base}/admin/audit")
-    rows = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "tbody tr")]
+    rows = [entry.text for entry in driver.find_elements(By.CSS_SELECTOR, "ol.audit > li")]
     for action in ("account.totp-enable", "app.create", "package.import", "catalog.apply", "entitlement.grant"):
         assert any(action in row and operator.email in row for row in rows), (action, rows[:10])
     browsers.check(driver, "audit-log")

@@ -68,6 +68,36 @@ def test_license_resolution_page_explains_and_leads_back_to_souk(browsers, serve
             browsers.check(driver, f"{step}-followed")
 
 
+def test_a_newcomer_browses_the_home_page_a_category_and_a_search(browsers, server):
+    driver = browsers.chromium()
+    driver.get(f"{server.base}/")
+    headings = [h.text for h in driver.find_elements(By.TAG_NAME, "h2")]
+    assert "Featured" in headings and "New and updated" in headings and "Categories" in headings, headings
+    icons = driver.find_elements(By.CSS_SELECTOR, "main img")
+    assert icons and all(img.get_attribute("naturalWidth") not in (None, "0") for img in icons), "an icon did not load"
+    browsers.check(driver, "home")
+    driver.find_element(By.CSS_SELECTOR, "main a[href='/categories/weather']").click()
+    wait_for(lambda: path_of(driver) == "/categories/weather", "the Weather category")
+    assert "Souk Weather" in driver.page_source
+    browsers.check(driver, "category")
+    search = driver.find_element(By.CSS_SELECTOR, "header input[type=search]")
+    search.send_keys("sketch")
+    search.submit()
+    wait_for(lambda: path_of(driver) == "/search", "the search results")
+    results = [link.text for link in driver.find_elements(By.CSS_SELECTOR, "main .card a")]
+    assert results and "Souk Sketch" in results[0], results
+    browsers.check(driver, "search")
+    driver.find_element(By.PARTIAL_LINK_TEXT, "Souk Sketch").click()
+    wait_for(lambda: path_of(driver) == "/apps/6446000004", "the app page")
+    screenshots = driver.find_elements(By.CSS_SELECTOR, ".screens img")
+    assert screenshots and all(img.get_attribute("naturalWidth") not in (None, "0") for img in screenshots)
+    assert "Buy" in driver.page_source or "Sign in" in driver.page_source
+    browsers.check(driver, "app-with-media")
+    driver.get(f"{server.base}/apps/1234")
+    assert "not" in driver.find_element(By.TAG_NAME, "h1").text.lower() or driver.find_elements(By.CSS_SELECTOR, "[role=alert]")
+    browsers.check(driver, "not-found-page", expected_status=404)
+
+
 def test_app_pages_lead_to_a_working_install_link(browsers, server):
     driver = browsers.chromium()
     driver.get(f"{server.base}/apps")

@@ -14,6 +14,8 @@ public struct DemoSeeder {
     }
 
     static let demoEmail = "demo@souk.example"
+    /// The demo's console operator (role `operator`, its own password shown once).
+    static let operatorEmail = "operator@souk.example"
     static let marketplaceAppleItemId: UInt64 = 6_446_000_000
 
     struct DemoApp {
@@ -47,16 +49,20 @@ public struct DemoSeeder {
 
     /// What seeding did, for the operator.
     public enum Outcome {
-        /// `password` is nil when the demo account already existed (its password is unchanged).
-        case seeded(password: String?)
+        /// `password` is nil when the demo account already existed (its password is unchanged);
+        /// `operatorPassword` the same for the demo operator of the console.
+        case seeded(password: String?, operatorPassword: String? = nil)
         case alreadyPopulated
 
         public func lines(publicURL: String) -> [String] {
             switch self {
             case .alreadyPopulated:
                 return ["  demo         the catalog already has apps; nothing seeded"]
-            case .seeded(let password):
+            case .seeded(let password, let operatorPassword):
                 var lines = ["  demo account \(DemoSeeder.demoEmail)  " + (password.map { "password \($0)  (shown once)" } ?? "(existed already; password unchanged)")]
+                if let operatorPassword {
+                    lines.append("  demo console \(DemoSeeder.operatorEmail)  password \(operatorPassword)  (shown once)  \(publicURL)/admin")
+                }
                 for app in DemoSeeder.apps {
                     let latest = app.versions.last!.0
                     let price = app.prices.isEmpty ? "" : ", \(AppPricing(prices: app.prices).summary)"
@@ -101,12 +107,21 @@ public struct DemoSeeder {
             try await seedStorefront(appleItemId: app.appleItemId)
         }
         try await seedCommerceCatalog(workFolder: workFolder)
+        // An operator for the console (/admin), so a newcomer sees the operator's side too.
+        var operatorPassword: String?
+        if try await AccountModel.find(email: Self.operatorEmail, on: runtime.database.db) == nil {
+            let password = Self.randomPassword()
+            let account = try await catalog.createAccount(email: Self.operatorEmail, passwordHash: try await PasswordHasher.hash(password))
+            account.role = .operator
+            try await account.save(on: runtime.database.db)
+            operatorPassword = password
+        }
         guard try await AccountModel.find(email: Self.demoEmail, on: runtime.database.db) == nil else {
-            return .seeded(password: nil)
+            return .seeded(password: nil, operatorPassword: operatorPassword)
         }
         let password = Self.randomPassword()
         try await catalog.createAccount(email: Self.demoEmail, passwordHash: try await PasswordHasher.hash(password))
-        return .seeded(password: password)
+        return .seeded(password: password, operatorPassword: operatorPassword)
     }
 
     /// 16 characters from an unambiguous alphabet, from the system's secure generator.

@@ -415,10 +415,9 @@ enum AdminTemplates {
             <button type="submit">Filter</button>
             </form>
             {{#none}}<p class="muted">No entries.</p>{{/none}}
-            {{^none}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Audit log, newest first</caption>
-            <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Target</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>
-            {{#entries}}<tr><td>{{at}}</td><td>{{actor}}</td><td>{{action}}</td><td>{{target}}</td><td><code>{{before}}</code></td><td><code>{{after}}</code></td></tr>
-            {{/entries}}</tbody></table></div>{{/none}}
+            {{^none}}<ol class="audit">{{#entries}}<li><p><strong>{{action}}</strong> of <code>{{target}}</code> by {{actor}} <span class="muted">{{at}}</span></p>
+            <ul class="changes">{{#changes}}<li><code>{{field}}</code>: {{#hasBefore}}<del>{{before}}</del> → {{/hasBefore}}<ins>{{after}}</ins></li>{{/changes}}</ul></li>
+            {{/entries}}</ol>{{/none}}
             {{> console-pager}}
             {{> end}}
             """,

@@ -62,6 +62,8 @@ enum WebStyles {
         figure.chart-box{margin:1rem 0 1.6rem}figure.chart-box details{margin-top:.3rem}summary{cursor:pointer;color:var(--accent)}
         ol.timeline{list-style:none;padding:0;margin:.4rem 0}ol.timeline li{padding:.25rem 0;border-bottom:1px solid #e5e5ea}
         .tag{display:inline-block;min-width:5.5rem;font-size:.85rem;font-weight:600;color:var(--muted)}
+        ol.audit{list-style:none;padding:0}ol.audit>li{border-bottom:1px solid #e5e5ea;padding:.5rem 0}ol.audit p{margin:0 0 .2rem}
+        ul.changes{margin:0;padding-left:1.2rem;overflow-wrap:anywhere}
         img.thumb{border:1px solid #d2d2d7;border-radius:.6rem;max-width:12rem;height:auto}input.short{display:inline-block;width:auto;max-width:14rem;margin-top:.3rem}
         """
 }

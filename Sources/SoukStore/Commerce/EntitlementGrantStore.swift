@@ -162,3 +162,14 @@ public struct EntitlementGrantStore: Sendable {
     /// The `store` of a grant in events and in the customer document.
     public static let store = "promotional"
 }
+
+extension EntitlementGrant {
+    /// A grant as the audit log keeps it (console and `souk entitlements` alike): `until` is
+    /// `none` for a grant without an end; `revoked_at` only once it was revoked.
+    public var auditFields: [String: String] {
+        var fields = ["grant": id.uuidString.lowercased(), "app": app, "entitlement": entitlementId,
+                      "environment": environment.rawValue, "until": expiresAt.map(RFC3339.format) ?? "none", "reason": reason ?? ""]
+        fields["revoked_at"] = revokedAt.map(RFC3339.format)
+        return fields
+    }
+}

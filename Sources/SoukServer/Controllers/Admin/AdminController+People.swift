@@ -119,7 +119,7 @@ extension AdminController {
             return try await refuse(error.description)
         }
         try await audit.record(actor: session.actor, action: "entitlement.grant", target: "account:\(id.uuidString.lowercased())",
-                               after: Self.auditFields(made))
+                               after: made.auditFields)
         return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=granted")
     }
 
@@ -135,7 +135,7 @@ extension AdminController {
         }
         if let after = try await grants.revoke(grantID), before.revokedAt == nil, after.revokedAt != nil {
             try await audit.record(actor: session.actor, action: "entitlement.revoke", target: "account:\(id.uuidString.lowercased())",
-                                   before: Self.auditFields(before), after: Self.auditFields(after))
+                                   before: before.auditFields, after: after.auditFields)
         }
         return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=revoked")
     }
@@ -193,14 +193,6 @@ extension AdminController {
                                     error: nil, oneTimePassword: typed.isEmpty ? password : nil)
     }
 
-    /// What the audit log keeps of a grant.
-    static func auditFields(_ grant: EntitlementGrant) -> [String: String] {
-        var fields = ["grant": grant.id.uuidString.lowercased(), "app": grant.app, "entitlement": grant.entitlementId,
-                      "environment": grant.environment.rawValue, "until": grant.expiresAt.map(RFC3339.format) ?? "revoked",
-                      "reason": grant.reason ?? ""]
-        fields["revoked_at"] = grant.revokedAt.map(RFC3339.format)
-        return fields
-    }
 
     /// An RFC 3339 date-time, or a date (midnight UTC).
     static func parseUntil(_ text: String) -> Date? {

@@ -88,9 +88,24 @@ struct AdminController<Context: RequestContext> {
         return pages.response(template, all, status: status)
     }
 
-    static func auditLine(_ entry: AuditEntry) -> [String: String] {
+    static func auditLine(_ entry: AuditEntry) -> [String: Any] {
         ["at": WebController<Context>.format(entry.at), "actor": entry.actor, "action": entry.action, "target": entry.target,
-         "before": entry.before ?? "", "after": entry.after ?? ""]
+         "changes": changes(before: entry.before, after: entry.after)]
+    }
+
+    /// The fields an audit entry changed, as `field: before → after` lines (every field of a
+    /// creation; long values shortened for the page — `souk audit export` has them whole).
+    static func changes(before: String?, after: String?) -> [[String: Any]] {
+        func fields(_ json: String?) -> [String: String] {
+            guard let data = json?.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
+            return object.mapValues { "\($0)" }
+        }
+        func short(_ text: String) -> String { text.count > 160 ? String(text.prefix(159)) + "…" : text }
+        let old = fields(before), new = fields(after)
+        return Set(old.keys).union(new.keys).sorted().compactMap { key -> [String: Any]? in
+            guard old[key] != new[key] else { return nil }
+            return ["field": key, "before": short(old[key] ?? ""), "after": short(new[key] ?? ""), "hasBefore": old[key] != nil]
+        }
     }
 
     /// Links to the previous and next page of a list (`nil` where there is none).
