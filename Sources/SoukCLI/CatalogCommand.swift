@@ -119,10 +119,7 @@ struct CatalogCommand: AsyncParsableCommand {
         do {
             let before = try await runtime.commerceCatalogs.store.state(app: catalog.app)?.revision
             let report = try await runtime.commerceCatalogs.apply(catalog, dryRun: dryRun)
-            if report.applied {
-                try await runtime.auditCLI("catalog.apply", target: "catalog:\(catalog.app)", before: ["revision": before.map(String.init) ?? ""],
-                                           after: ["revision": report.revision.map(String.init) ?? "", "changes": report.diff.lines.joined(separator: "\n")])
-            }
+            try await runtime.auditCatalogApply(app: catalog.app, beforeRevision: before, report: report)
             return report.description
         } catch let error as CatalogFileError {
             throw CommandFailure("\(file): \(error.description) (nothing applied)")

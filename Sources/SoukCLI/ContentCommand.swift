@@ -25,6 +25,9 @@ struct ContentCommand: AsyncParsableCommand {
                 do {
                     switch try await store.importPackage(at: path, app: app) {
                     case .imported(let content):
+                        try await runtime.auditCLI("content.import", target: "catalog:\(content.app)",
+                                                   after: ["product": content.productId, "version": "\(content.contentVersion)",
+                                                           "bytes": String(content.size), "sha256": content.sha256])
                         print("Imported \(content.productId) \(content.contentVersion): \(content.size) bytes, SHA-256 \(content.sha256)")
                         print("  \(runtime.config.publicURL)/commerce/\(content.app)/content/\(content.productId)/\(content.contentVersion)")
                     case .alreadyImported(let content):

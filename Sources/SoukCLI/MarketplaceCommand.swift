@@ -36,6 +36,8 @@ struct MarketplaceCommand: AsyncParsableCommand {
             if let keyId, keyId.isEmpty || keyId.count > 64 { throw ValidationError("--key-id must be 1–64 characters") }
             try await withRuntime(settings) { runtime in
                 let marketplace = try await runtime.catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId)
+                let before = ["name": marketplace.name, "apple_item_id": String(marketplace.appleItemId),
+                              "key_id": try await runtime.installVerificationKeys.activeKeys()[InstallVerificationKeyRecord.marketplaceOwner]?.kid ?? ""]
                 if let name { marketplace.name = name }
                 if let id { marketplace.appleItemId = id }
                 try await runtime.catalog.updateMarketplace(marketplace)
@@ -43,6 +45,9 @@ struct MarketplaceCommand: AsyncParsableCommand {
                     // The key id names the current signing key: both change together.
                     try await InstallVerificationKeyStore(database: runtime.database).rename(owner: InstallVerificationKeyRecord.marketplaceOwner, to: keyId)
                 }
+                try await runtime.auditCLI("marketplace.set", target: "marketplace", before: before,
+                                           after: ["name": marketplace.name, "apple_item_id": String(marketplace.appleItemId),
+                                                   "key_id": keyId ?? before["key_id"] ?? ""])
                 print("Updated marketplace \(marketplace.name)")
             }
         }

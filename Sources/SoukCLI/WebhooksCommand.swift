@@ -48,6 +48,8 @@ struct WebhooksCommand: AsyncParsableCommand {
                 } catch let error as WebhookStoreError {
                     throw CommandFailure(error.description)
                 }
+                try await runtime.auditCLI("webhook.add", target: "catalog:\(app)",
+                                           after: ["endpoint": endpoint.id.uuidString.lowercased(), "url": url])  // never the secret
                 print("Added webhook \(endpoint.id.uuidString.lowercased()) of \(app): \(url) (secret: set)")
                 if WebhookStore.isInsecure(url: url) {
                     FileHandle.standardError.write(Data("warning: \(url) is plain http to another machine: events (with email addresses) travel unencrypted; use https.\n".utf8))
@@ -100,6 +102,8 @@ struct WebhooksCommand: AsyncParsableCommand {
                 } catch let error as WebhookStoreError {
                     throw CommandFailure(error.description)
                 }
+                try await runtime.auditCLI("webhook.redeliver", target: "catalog:\(app)",
+                                           after: ["event": id.uuidString.lowercased(), "deliveries": String(queued)])
                 print("Queued event \(id.uuidString.lowercased()) for \(queued) endpoint\(queued == 1 ? "" : "s") of \(app)")
             }
         }
