@@ -155,3 +155,11 @@ def test_an_operator_runs_the_marketplace_from_the_console(browsers, operator, s
     driver.get(f"{operator.base}/admin/integrations")
     assert "Install verification keys" in driver.page_source
     browsers.check(driver, "integrations")
+
+    # On a phone-sized screen the console fits too (wide tables scroll inside their own box).
+    driver.set_window_size(390, 844)
+    for step, path in (("phone-dashboard", "/admin"), ("phone-app", f"/admin/apps/{ITEM}"), ("phone-audit", "/admin/audit")):
+        driver.get(f"{operator.base}{path}")
+        overflow = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0, f"{path} is {overflow} px wider than a phone's screen"
+        browsers.check(driver, step)

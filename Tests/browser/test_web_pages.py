@@ -6,7 +6,9 @@ import json
 import secrets
 import urllib.parse
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from souk_browser import (INSTALL_SCHEME, assert_clean_console, fetch, navigations_to, refresh,
                           sign_in_device, sign_in_on_website, wait_for)
@@ -96,6 +98,22 @@ def test_a_newcomer_browses_the_home_page_a_category_and_a_search(browsers, serv
     driver.get(f"{server.base}/apps/1234")
     assert "not" in driver.find_element(By.TAG_NAME, "h1").text.lower() or driver.find_elements(By.CSS_SELECTOR, "[role=alert]")
     browsers.check(driver, "not-found-page", expected_status=404)
+
+    # The keyboard: the first Tab shows the skip link, and it leads to the main content.
+    driver.get(f"{server.base}/")
+    ActionChains(driver).send_keys(Keys.TAB).perform()
+    focused = driver.switch_to.active_element
+    assert focused.get_attribute("class") == "skip" and focused.rect["x"] >= 0, "the skip link is not the first, visible stop"
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
+    wait_for(lambda: driver.current_url.endswith("#main"), "the skip link's jump")
+
+    # A phone-sized screen: one column, nothing wider than the screen.
+    driver.set_window_size(390, 844)
+    for step, path in (("phone-home", "/"), ("phone-app", "/apps/6446000004"), ("phone-search", "/search?q=souk")):
+        driver.get(f"{server.base}{path}")
+        overflow = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 0, f"{path} is {overflow} px wider than a phone's screen"
+        browsers.check(driver, step)
 
 
 def test_app_pages_lead_to_a_working_install_link(browsers, server):
