@@ -87,4 +87,60 @@ import Testing
             #expect(try await orders.order(try #require(UUID(uuidString: orderId)))?.status == .refunded)
         }
     }
+
+    @Test(arguments: TestBackend.available)
+    func anOperatorRefundsAStripePlanThroughItsLastInvoice(_ backend: TestBackend) async throws {
+        try await CheckoutTests.withStripe(backend) { client, runtime, stripe, stripeURL in
+            try await Self.addStaff(runtime)
+            let token = try await CheckoutTests.token(runtime)
+            let plan = try await CheckoutTests.checkout(client, #"{"productId": "member.monthly"}"#, token: token, stripeURL: stripeURL)
+            #expect(try await CheckoutTests.deliver(client, stripe, stripe.event(type: "checkout.session.completed",
+                                                                                 object: try stripe.complete(plan.session, paid: true))).status == .ok)
+            let subscription = try #require(stripe.subscriptionId(forSession: plan.session))
+            let invoice = try stripe.invoicePaid(subscription: subscription)
+            #expect(try await CheckoutTests.deliver(client, stripe, invoice).status == .ok)
+            let adaId = try #require(UUID(uuidString: try await AdminConsoleTests.id(runtime, "ada@example.com")))
+            let plans = MarketplaceSubscriptionStore(purchases: runtime.purchases)
+            let stored = try #require(try await plans.subscriptions(account: adaId).first)
+            #expect(stored.state == .active)
+
+            let ada = adaId.uuidString.lowercased()
+            let olive = try #require(try await WebAccountTests.webSignIn(client, email: "olive@example.com"))
+            let page = String(buffer: try await AdminConsoleTests.get(client, "/admin/people/\(ada)", session: olive).body)
+            #expect(page.contains("Membership plans") && page.contains("/plans/\(stored.id.uuidString.lowercased())/refund"))
+            let uri = "/admin/people/\(ada)/plans/\(stored.id.uuidString.lowercased())/refund"
+            let asked = try await AdminConsoleTests.post(client, uri, session: olive)
+            #expect(asked.status == .ok)
+            #expect(String(buffer: asked.body).contains("requested at Stripe"))
+            #expect(stripe.refundRequests.count == 1)
+            // Stripe confirms: the plan ends.
+            let invoiceId = try #require((try JSONValue.parse(invoice))["data"]?["object"]?["id"]?.stringValue)
+            #expect(try await CheckoutTests.deliver(client, stripe, try stripe.refund(invoice: invoiceId)).status == .ok)
+            #expect(try await plans.subscriptions(account: adaId).first?.state == .revoked)
+            // Another person's id does not reach this plan.
+            let olivesId = try await AdminConsoleTests.id(runtime, "olive@example.com")
+            #expect(try await AdminConsoleTests.post(client, "/admin/people/\(olivesId)/plans/\(stored.id.uuidString.lowercased())/refund",
+                                                     session: olive).status == .notFound)
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func aDevelopmentPlanIsRefundedAtOnce(_ backend: TestBackend) async throws {
+        try await ServerFixture.withRuntime(backend, prepare: CheckoutTests.prepare) { client, runtime in
+            try await runtime.catalogIndex.refresh()
+            try await Self.addStaff(runtime)
+            let token = try await CheckoutTests.token(runtime)
+            #expect(try await CheckoutTests.buy(client, #"{"productId": "member.monthly"}"#, token: token).status == .created)
+            let adaId = try #require(UUID(uuidString: try await AdminConsoleTests.id(runtime, "ada@example.com")))
+            let plans = MarketplaceSubscriptionStore(purchases: runtime.purchases)
+            let plan = try #require(try await plans.subscriptions(account: adaId).first)
+            let olive = try #require(try await WebAccountTests.webSignIn(client, email: "olive@example.com"))
+            let uri = "/admin/people/\(adaId.uuidString.lowercased())/plans/\(plan.id.uuidString.lowercased())/refund"
+            let refunded = try await AdminConsoleTests.post(client, uri, session: olive)
+            #expect(refunded.status == .ok)
+            #expect(try await plans.subscriptions(account: adaId).first?.state == .revoked)
+            #expect(try await AdminConsoleTests.post(client, uri, session: olive).status == .conflict)
+            #expect(try await AuditLog(database: runtime.database).list(action: "plan.refund").count == 1)
+        }
+    }
 }

@@ -120,6 +120,14 @@ enum AdminTemplates {
             <form method="post" action="/admin/people/{{person}}/orders/{{order}}/refund" class="inline"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
             <button type="submit" class="secondary">Refund {{price}}<span class="visually-hidden"> for app {{app}}</span></button></form>{{/refundable}}</td><td>{{date}}</td><td>{{processor}}</td></tr>{{/orders}}
             {{#has-orders}}</tbody></table></div>{{/has-orders}}
+            <h2>Membership plans</h2>
+            {{^plans}}<p class="muted">No membership plans.</p>{{/plans}}
+            {{#has-plans}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Membership plans</caption>
+            <thead><tr><th scope="col">Plan</th><th scope="col">Price</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Processor</th></tr></thead><tbody>{{/has-plans}}
+            {{#plans}}<tr><td>{{product}}</td><td>{{price}}</td><td>{{status}}{{#refundable}}
+            <form method="post" action="/admin/people/{{person}}/plans/{{id}}/refund" class="inline"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <button type="submit" class="secondary">Refund<span class="visually-hidden"> plan {{product}}</span></button></form>{{/refundable}}</td><td>{{started}}</td><td>{{processor}}</td></tr>{{/plans}}
+            {{#has-plans}}</tbody></table></div>{{/has-plans}}
             <h2>Promotional entitlements</h2>
             {{^grants}}<p class="muted">No grants.</p>{{/grants}}
             {{#has-grants}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Promotional grants</caption>

@@ -95,8 +95,14 @@ public final class FakeStripe: Sendable {
             // A refund is answered here; its `charge.refunded` event is what a test then sends (`refund(session:)`).
             let outcome = self.state.withLock { state -> Outcome in
                 if let earlier = state.refunds[key] { return .created(earlier.id) }
-                guard let session = state.sessions.values.first(where: { $0.paymentIntent == intent }) else { return .missing }
-                guard session.amountRefunded < session.amountTotal else { return .alreadyRefunded }
+                // A Checkout Session's payment, or an invoice's (a plan's charge).
+                if let session = state.sessions.values.first(where: { $0.paymentIntent == intent }) {
+                    guard session.amountRefunded < session.amountTotal else { return .alreadyRefunded }
+                } else if let paid = state.invoiceCharges.values.first(where: { $0.paymentIntent == intent }) {
+                    guard paid.refunded < paid.amount else { return .alreadyRefunded }
+                } else {
+                    return .missing
+                }
                 let id = Self.newId("re")
                 state.refunds[key] = (id, intent, amount)
                 return .created(id)

@@ -66,6 +66,13 @@ extension AdminController {
              "refundable": order.status == .paid && session.isOperator, "order": order.id.uuidString.lowercased(),
              "person": id.uuidString.lowercased(), "csrfToken": csrf] as [String: Any]
         }
+        let plans = try await MarketplaceSubscriptionStore(purchases: runtime.purchases).subscriptions(account: id).filter { !$0.pending }
+            .map { plan -> [String: Any] in
+                ["id": plan.id.uuidString.lowercased(), "product": plan.productId + (plan.sandbox ? " (sandbox)" : ""),
+                 "price": plan.price.formatted, "status": WebController<Context>.planStatus(plan), "started": format(plan.startedAt),
+                 "processor": plan.processor, "refundable": session.isOperator && plan.state != .expired && plan.state != .revoked,
+                 "person": id.uuidString.lowercased(), "csrfToken": csrf]
+            }
         let grants = try await EntitlementGrantStore(purchases: runtime.purchases).list(account: id).reversed().map { grant -> [String: Any] in
             ["id": grant.id.uuidString.lowercased(), "app": grant.app, "entitlement": grant.entitlementId,
              "environment": grant.environment.rawValue, "starts": format(grant.startsAt), "until": grant.expiresAt.map(format) ?? "until revoked",
@@ -78,7 +85,7 @@ extension AdminController {
             "status": account.disabled ? "disabled" : "active", "disabled": account.disabled,
             "environment": account.sandbox ? "sandbox" : "production", "created": account.createdAt.map(format) ?? "-",
             "twoFactor": account.totpEnabled ? "on" : "off",
-            "devices": devices, "licenses": licenses, "purchases": purchases, "orders": orders, "grants": grants,
+            "devices": devices, "licenses": licenses, "purchases": purchases, "orders": orders, "plans": plans, "grants": grants,
             "timeline": events, "timelineCount": String(events.count),
             "apps": try await CommerceCatalogStore(database: runtime.database).apps().map { ["app": $0] },
         ]

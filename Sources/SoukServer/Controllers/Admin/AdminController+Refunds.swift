@@ -4,7 +4,8 @@ import SoukCore
 import SoukIntegrations
 import SoukStore
 
-/// Refunding a person's app order through the processor that took the payment (operators only).
+/// Refunding a person's app order or membership plan through the processor that took the payment
+/// (operators only).
 /// Development orders are refunded at once. Stripe orders are asked of Stripe (`POST /v1/refunds`,
 /// one idempotency key per order, so a repeated click refunds once); the order changes when Stripe's
 /// `charge.refunded` webhook arrives, as for a refund made in Stripe's dashboard. If Stripe cannot
@@ -12,6 +13,7 @@ import SoukStore
 extension AdminController {
     func addRefundRoutes(to router: Router<Context>) {
         router.post("admin/people/:id/orders/:order/refund", use: refundOrder)
+        router.post("admin/people/:id/plans/:plan/refund", use: refundPlan)
     }
 
     @Sendable func refundOrder(_ request: Request, context: Context) async throws -> Response {
@@ -62,5 +64,54 @@ extension AdminController {
                                    after: ["order": order.id.uuidString.lowercased(), "processor": order.processor, "amount": price, "status": "refunded"])
             return try await page(error: nil, notice: "Refunded \(price). The app stops at its next license renewal.", status: .ok)
         }
+    }
+
+    /// Refunds a person's membership plan (operators): a Stripe plan's latest charge through
+    /// `POST /v1/refunds` (its PaymentIntent; access ends when Stripe's `charge.refunded` arrives,
+    /// as docs/selling.md describes), a development plan at once.
+    @Sendable func refundPlan(_ request: Request, context: Context) async throws -> Response {
+        let (session, _) = try await gate.form(request, context: context, operatorOnly: true)
+        let account = try await requirePerson(context)
+        let accountID = try account.requireID()
+        let plans = MarketplaceSubscriptionStore(purchases: runtime.purchases)
+        // A plan id selects only a plan of this person.
+        guard let planId = context.parameters.get("plan").flatMap(UUID.init(uuidString:)),
+              let plan = try await plans.subscriptions(account: accountID).first(where: { $0.id == planId }) else {
+            throw Problem(.notFound, "This person has no plan with this id.")
+        }
+        func page(error: String?, notice: String?, status: HTTPResponse.Status) async throws -> Response {
+            try await personPage(session: session, account: account, notice: notice, error: error, status: status)
+        }
+        let target = "account:\(accountID.uuidString.lowercased())"
+        let planText = plan.id.uuidString.lowercased()
+        if plan.processor == "stripe" {
+            guard let payment = try await plans.latestPayment(planId, account: accountID) else {
+                return try await page(error: "Stripe has not charged this plan yet: there is nothing to refund.", notice: nil, status: .conflict)
+            }
+            guard let stripe = runtime.stripeClient() else {
+                return try await page(error: "Stripe is not configured on this server, so the refund cannot be made here.", notice: nil,
+                                      status: .serviceUnavailable)
+            }
+            do {
+                let refund = try await stripe.refund(paymentIntent: payment.paymentRef, idempotencyKey: "souk-refund-\(planText)-\(payment.invoice)")
+                try await audit.record(actor: session.actor, action: "plan.refund", target: target,
+                                       before: ["plan": planText, "state": plan.state.rawValue],
+                                       after: ["plan": planText, "processor": "stripe", "invoice": payment.invoice, "refund": refund, "status": "requested"])
+                return try await page(error: nil, notice: "Refund of the plan's last charge requested at Stripe (\(refund)); the plan ends when Stripe confirms it.",
+                                      status: .ok)
+            } catch is StoreFault {
+                return try await page(error: "Stripe could not be reached: nothing was refunded. Try again in a moment.", notice: nil,
+                                      status: .serviceUnavailable)
+            } catch let refused as StripeRequestError {
+                return try await page(error: "Stripe refused the refund (\(refused.status)): \(refused.message)", notice: nil, status: .conflict)
+            }
+        }
+        guard let revoked = try await plans.revoke(planId, account: accountID) else {
+            return try await page(error: "This plan is already over; there is nothing to refund.", notice: nil, status: .conflict)
+        }
+        try await audit.record(actor: session.actor, action: "plan.refund", target: target,
+                               before: ["plan": planText, "state": plan.state.rawValue],
+                               after: ["plan": planText, "processor": plan.processor, "state": revoked.state.rawValue])
+        return try await page(error: nil, notice: "Plan refunded: it ends now and does not renew.", status: .ok)
     }
 }
