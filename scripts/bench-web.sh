@@ -76,6 +76,8 @@ PAGES=(
   "storefront|/search?q=zzzz"
   "storefront|/apps/$MIDDLE"
   "storefront|/sitemap.xml"
+  "storefront|/sitemaps/1.xml"
+  "storefront|/sitemaps/$(( (APPS + 9999) / 10000 )).xml"
   "storefront|/no-such-page"
   "shopper|/account"
   "operator|/admin"

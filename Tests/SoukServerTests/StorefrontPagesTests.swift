@@ -206,6 +206,20 @@ import Testing
             #expect(sitemap.contains("<loc>https://souk.test/</loc>") && sitemap.contains("<loc>https://souk.test/categories/productivity</loc>"))
             #expect(sitemap.contains("<loc>https://souk.test/categories/travel</loc>") && !sitemap.contains("/categories/games"))
             #expect(sitemap.contains("<loc>https://souk.test/apps/2060</loc>") && !sitemap.contains("/apps/77<"))
+            // While everything fits in one file there are no sitemap pages.
+            #expect(try await client.execute(uri: "/sitemaps/1.xml", method: .get).status == .notFound)
         }
+    }
+
+    @Test func aSitemapFileListsItsPathsUnderTheEscapedBase() {
+        let xml = AppPagesController<SoukRequestContext>.urlset(["/", "/apps/1"], base: "https://souk.test/a&b")
+        #expect(xml == """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+              <url><loc>https://souk.test/a&amp;b/</loc></url>
+              <url><loc>https://souk.test/a&amp;b/apps/1</loc></url>
+            </urlset>
+
+            """)
     }
 }

@@ -41,6 +41,7 @@ enum AdminTemplates {
             {{> console-nav}}
             <h1>Console</h1>
             <h2>Now</h2>
+            <p class="muted">As of {{asOf}} (the figures are read at most once a minute).</p>
             <dl class="facts">{{#counts}}<dt>{{label}}</dt><dd>{{value}}</dd>
             {{/counts}}</dl>
             <h2>The last 30 days</h2>

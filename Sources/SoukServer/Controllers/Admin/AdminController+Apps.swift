@@ -168,8 +168,7 @@ extension AdminController {
     /// Icon and screenshots (operators), as `multipart/form-data`: `icon` (one square PNG),
     /// `iphone` and `ipad` (PNGs, in order; each family sent replaces that family's list).
     @Sendable func uploadMedia(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
-        guard session.isOperator else { throw Problem(.forbidden, "Only an operator may do this; your role is \(session.role.rawValue).") }
+        let session = try await gate.operatorSession(request)
         let app = try await requireApp(context)
         let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: runtime.config.workDir,
                                                 maxFileBytes: Self.maxMediaUploadBytes)
@@ -198,8 +197,7 @@ extension AdminController {
     /// A package zip (operators), as `multipart/form-data` field `package`: imported like
     /// `souk packages import`, and it must be this app's. Ends on the app's page naming the version.
     @Sendable func uploadPackage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
-        guard session.isOperator else { throw Problem(.forbidden, "Only an operator may do this; your role is \(session.role.rawValue).") }
+        let session = try await gate.operatorSession(request)
         let app = try await requireApp(context)
         let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: runtime.config.workDir,
                                                 maxFileBytes: Self.maxPackageUploadBytes)

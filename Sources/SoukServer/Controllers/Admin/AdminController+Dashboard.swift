@@ -12,18 +12,23 @@ import Synchronization
 extension AdminController {
     static var dashboardDays: Int { 30 }
 
-    func dashboardCharts() async throws -> [[String: Any]] {
-        try await dashboardChartValues().map { chart in
+    /// The counts now and the charts, computed at most once a minute per process: counting a
+    /// million purchases takes longer than a page may.
+    func dashboardFigures() async throws -> (counts: (figures: PeopleDirectory.Counts, at: Date), charts: [[String: Any]]) {
+        let snapshot = try await dashboardSnapshot()
+        let charts = snapshot.charts.map { chart in
             var values: [String: Any] = ["svg": chart.svg, "title": chart.title, "rows": chart.rows, "id": chart.id]
             values["perItem"] = chart.perItem
             values["hasPerItem"] = chart.perItem != nil
             return values
         }
+        return ((snapshot.counts, snapshot.at), charts)
     }
 
-    private func dashboardChartValues() async throws -> [DashboardChart] {
+    private func dashboardSnapshot() async throws -> DashboardSnapshot {
         if let cached = dashboardCache.current(at: now()) { return cached }
         let end = now()
+        let counts = try await PeopleDirectory(database: runtime.database).counts(at: end)
         let days = Self.dashboardDays
         func series(_ name: String) async throws -> [SVGChart.Point] {
             try await runtime.dailyCounts.series(name, days: days, endingAt: end).map { SVGChart.Point(label: String($0.day.dropFirst(5)), value: $0.count) }
@@ -49,8 +54,9 @@ extension AdminController {
         var values = charts.map { DashboardChart(svg: $0.svg, title: $0.title, id: "table-" + SVGChart.slug($0.title), rows: $0.table) }
         // Revenue per item is listed under the last revenue chart (all currencies, highest first).
         if !perItem.isEmpty { values[values.count - 1].perItem = perItem }
-        dashboardCache.store(values, at: end)
-        return values
+        let snapshot = DashboardSnapshot(at: end, counts: counts, charts: values)
+        dashboardCache.store(snapshot)
+        return snapshot
     }
 
     /// `app:<id>` → the app's name; `plan:<product>` → "Plan <product>".
@@ -71,19 +77,26 @@ struct DashboardChart: Sendable {
     var perItem: [[String: String]]?
 }
 
-/// The dashboard's charts, kept for a minute.
+/// What the dashboard shows, as of `at`.
+struct DashboardSnapshot: Sendable {
+    var at: Date
+    var counts: PeopleDirectory.Counts
+    var charts: [DashboardChart]
+}
+
+/// The dashboard's figures, kept for a minute.
 final class DashboardCache: Sendable {
-    private let entry = Mutex<(at: Date, charts: [DashboardChart])?>(nil)
+    private let entry = Mutex<DashboardSnapshot?>(nil)
     static var lifetime: TimeInterval { 60 }
 
-    func current(at now: Date) -> [DashboardChart]? {
+    func current(at now: Date) -> DashboardSnapshot? {
         entry.withLock { entry in
             guard let entry, now.timeIntervalSince(entry.at) < Self.lifetime, now >= entry.at else { return nil }
-            return entry.charts
+            return entry
         }
     }
 
-    func store(_ charts: [DashboardChart], at date: Date) {
-        entry.withLock { $0 = (date, charts) }
+    func store(_ snapshot: DashboardSnapshot) {
+        entry.withLock { $0 = snapshot }
     }
 }

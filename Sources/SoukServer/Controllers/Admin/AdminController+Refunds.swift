@@ -37,24 +37,12 @@ extension AdminController {
         let target = "account:\(accountID.uuidString.lowercased())"
         switch order.processor {
         case "stripe":
-            guard let stripe = runtime.stripeClient() else {
-                return try await page(error: "Stripe is not configured on this server, so the refund cannot be made here.", notice: nil,
-                                      status: .serviceUnavailable)
-            }
-            do {
-                let refund = try await stripe.refund(paymentIntent: paymentRef, idempotencyKey: "souk-refund-\(order.id.uuidString.lowercased())")
-                try await audit.record(actor: session.actor, action: "order.refund", target: target,
-                                       before: ["order": order.id.uuidString.lowercased(), "status": order.status.rawValue],
-                                       after: ["order": order.id.uuidString.lowercased(), "processor": "stripe", "amount": price,
-                                               "refund": refund, "status": "requested"])
-                return try await page(error: nil, notice: "Refund of \(price) requested at Stripe (\(refund)); the order shows refunded when Stripe confirms it.",
-                                      status: .ok)
-            } catch is StoreFault {
-                return try await page(error: "Stripe could not be reached: nothing was refunded. Try again in a moment.", notice: nil,
-                                      status: .serviceUnavailable)
-            } catch let refused as StripeRequestError {
-                return try await page(error: "Stripe refused the refund (\(refused.status)): \(refused.message)", notice: nil, status: .conflict)
-            }
+            return try await stripeRefund(paymentIntent: paymentRef, idempotencyKey: "souk-refund-\(order.id.uuidString.lowercased())",
+                                          actor: session.actor, action: "order.refund", target: target,
+                                          before: ["order": order.id.uuidString.lowercased(), "status": order.status.rawValue],
+                                          after: ["order": order.id.uuidString.lowercased(), "processor": "stripe", "amount": price],
+                                          notice: { "Refund of \(price) requested at Stripe (\($0)); the order shows refunded when Stripe confirms it." },
+                                          page: page)
         default:
             guard try await orders.refund(processor: order.processor, paymentRef: paymentRef, amount: amount) != nil else {
                 return try await page(error: "The order changed meanwhile; reload the page.", notice: nil, status: .conflict)
@@ -88,23 +76,11 @@ extension AdminController {
             guard let payment = try await plans.latestPayment(planId, account: accountID) else {
                 return try await page(error: "Stripe has not charged this plan yet: there is nothing to refund.", notice: nil, status: .conflict)
             }
-            guard let stripe = runtime.stripeClient() else {
-                return try await page(error: "Stripe is not configured on this server, so the refund cannot be made here.", notice: nil,
-                                      status: .serviceUnavailable)
-            }
-            do {
-                let refund = try await stripe.refund(paymentIntent: payment.paymentRef, idempotencyKey: "souk-refund-\(planText)-\(payment.invoice)")
-                try await audit.record(actor: session.actor, action: "plan.refund", target: target,
-                                       before: ["plan": planText, "state": plan.state.rawValue],
-                                       after: ["plan": planText, "processor": "stripe", "invoice": payment.invoice, "refund": refund, "status": "requested"])
-                return try await page(error: nil, notice: "Refund of the plan's last charge requested at Stripe (\(refund)); the plan ends when Stripe confirms it.",
-                                      status: .ok)
-            } catch is StoreFault {
-                return try await page(error: "Stripe could not be reached: nothing was refunded. Try again in a moment.", notice: nil,
-                                      status: .serviceUnavailable)
-            } catch let refused as StripeRequestError {
-                return try await page(error: "Stripe refused the refund (\(refused.status)): \(refused.message)", notice: nil, status: .conflict)
-            }
+            return try await stripeRefund(paymentIntent: payment.paymentRef, idempotencyKey: "souk-refund-\(planText)-\(payment.invoice)",
+                                          actor: session.actor, action: "plan.refund", target: target, before: ["plan": planText, "state": plan.state.rawValue],
+                                          after: ["plan": planText, "processor": "stripe", "invoice": payment.invoice],
+                                          notice: { "Refund of the plan's last charge requested at Stripe (\($0)); the plan ends when Stripe confirms it." },
+                                          page: page)
         }
         guard let revoked = try await plans.revoke(planId, account: accountID) else {
             return try await page(error: "This plan is already over; there is nothing to refund.", notice: nil, status: .conflict)
@@ -113,5 +89,28 @@ extension AdminController {
                                before: ["plan": planText, "state": plan.state.rawValue],
                                after: ["plan": planText, "processor": plan.processor, "state": revoked.state.rawValue])
         return try await page(error: nil, notice: "Plan refunded: it ends now and does not renew.", status: .ok)
+    }
+
+    /// Asks Stripe to refund `paymentIntent` once (`idempotencyKey`: a repeated click finds the same
+    /// refund), audits the request, and answers the person's page with `notice(refund id)`. No
+    /// answer from Stripe refunds nothing and says so (503); a refusal is shown as Stripe gave it.
+    private func stripeRefund(paymentIntent: String, idempotencyKey: String, actor: String, action: String, target: String, before: [String: String],
+                              after: [String: String], notice: (String) -> String,
+                              page: (String?, String?, HTTPResponse.Status) async throws -> Response) async throws -> Response {
+        guard let stripe = runtime.stripeClient() else {
+            return try await page("Stripe is not configured on this server, so the refund cannot be made here.", nil, .serviceUnavailable)
+        }
+        do {
+            let refund = try await stripe.refund(paymentIntent: paymentIntent, idempotencyKey: idempotencyKey)
+            var requested = after
+            requested["refund"] = refund
+            requested["status"] = "requested"
+            try await audit.record(actor: actor, action: action, target: target, before: before, after: requested)
+            return try await page(nil, notice(refund), .ok)
+        } catch is StoreFault {
+            return try await page("Stripe could not be reached: nothing was refunded. Try again in a moment.", nil, .serviceUnavailable)
+        } catch let refused as StripeRequestError {
+            return try await page("Stripe refused the refund (\(refused.status)): \(refused.message)", nil, .conflict)
+        }
     }
 }

@@ -54,20 +54,21 @@ struct AdminController<Context: RequestContext> {
         addRefundRoutes(to: router)
     }
 
-    /// The dashboard: what the marketplace holds now.
+    /// The dashboard: what the marketplace holds now (as of at most a minute ago) and the last 30 days.
     @Sendable func dashboard(_ request: Request, context: Context) async throws -> Response {
         let session = try await gate.session(request)
-        let counts = try await PeopleDirectory(database: runtime.database).counts(at: now())
+        let (counts, charts) = try await dashboardFigures()
         return try await render("admin-dashboard", session: session, title: "Console", [
+            "asOf": WebController<Context>.format(counts.at),
             "counts": [
-                ["label": "Apps", "value": String(counts.apps)],
-                ["label": "Accounts", "value": String(counts.accounts)],
-                ["label": "Live licenses", "value": String(counts.liveLicenses)],
-                ["label": "Active subscriptions", "value": String(counts.activeSubscriptions)],
-                ["label": "Active promotional grants", "value": String(counts.activeGrants)],
+                ["label": "Apps", "value": String(counts.figures.apps)],
+                ["label": "Accounts", "value": String(counts.figures.accounts)],
+                ["label": "Live licenses", "value": String(counts.figures.liveLicenses)],
+                ["label": "Active subscriptions", "value": String(counts.figures.activeSubscriptions)],
+                ["label": "Active promotional grants", "value": String(counts.figures.activeGrants)],
             ],
             "recent": try await audit.list(limit: 10).map(Self.auditLine),
-            "charts": try await dashboardCharts(),
+            "charts": charts,
         ])
     }
 

@@ -51,10 +51,19 @@ struct ConsoleGate: Sendable {
         let session = try await self.session(request)
         guard let stored = try await sessions.find(session.cookie) else { throw Problem(.forbidden, "Sign in again.") }
         let form = try await sessions.checkedForm(request, session: stored, context: context)
-        if operatorOnly, !session.isOperator {
-            throw Problem(.forbidden, "Only an operator may do this; your role is \(session.role.rawValue).")
-        }
+        if operatorOnly { try Self.requireOperator(session) }
         return (session, form)
+    }
+
+    /// The console session of an operator; 403 for another role (before any body is read).
+    func operatorSession(_ request: Request) async throws -> ConsoleSession {
+        let session = try await self.session(request)
+        try Self.requireOperator(session)
+        return session
+    }
+
+    static func requireOperator(_ session: ConsoleSession) throws {
+        guard session.isOperator else { throw Problem(.forbidden, "Only an operator may do this; your role is \(session.role.rawValue).") }
     }
 
     /// The sign-in step that asks for the TOTP code (`SecondFactorController`).

@@ -14,21 +14,15 @@ struct AppIconController<Context: RequestContext> {
     }
 
     @Sendable func icon(_ request: Request, context: Context) async throws -> Response {
-        guard let id = AppleID.parse(try context.parameters.require("appleItemId")),
-              let app = try? await catalog.app(appleItemId: id), let sha256 = app.iconSHA256 else {
+        guard let id = AppleID.parse(try context.parameters.require("appleItemId")) else { throw Problem(.notFound, "No icon for this app.") }
+        let app: AppModel
+        do {
+            app = try await catalog.app(appleItemId: id)
+        } catch CatalogError.notFound {
             throw Problem(.notFound, "No icon for this app.")
-        }
-        let etag = "\"\(sha256)\""
-        var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=3600", .contentType: "image/png"]
-        if let ifNoneMatch = request.headers[.ifNoneMatch], ifNoneMatch.contains(etag) || ifNoneMatch == "*" {
-            headers[.contentType] = nil
-            return Response(status: .notModified, headers: headers)
-        }
-        let body = try await fileIO.loadFile(path: blobs.path(for: sha256), context: context)
-        if request.method == .head {
-            headers[.contentLength] = body.contentLength.map(String.init)
-            return Response(status: .ok, headers: headers)
-        }
-        return Response(status: .ok, headers: headers, body: body)
+        }  // any other error (the database is down) is a 503, never a 404
+        guard let sha256 = app.iconSHA256 else { throw Problem(.notFound, "No icon for this app.") }
+        return try await PNGBlob.response(sha256, cacheControl: "public, max-age=3600", request: request, context: context,
+                                          blobs: blobs, fileIO: fileIO)
     }
 }

@@ -36,6 +36,7 @@ struct AppPagesController<Context: RequestContext> {
         router.post("apps/:appleItemId/install", use: install)
         router.post("apps/:appleItemId/buy", use: buy)
         router.get("sitemap.xml", use: sitemap)
+        router.get("sitemaps/{page}.xml", use: sitemapPage)
         router.get("favicon.ico", use: favicon)
     }
 
@@ -139,16 +140,51 @@ struct AppPagesController<Context: RequestContext> {
         return try await AppPayments(runtime: runtime).verdict(indexed, account: account)
     }
 
-    /// `GET /sitemap.xml`: the home page, every category with apps and every app page, for Spotlight.
+    /// URLs per sitemap file (the protocol allows 50,000; smaller files are quicker to make and fetch).
+    static var sitemapPageSize: Int { 10_000 }
+
+    /// `GET /sitemap.xml`: the home page, every category with apps and every app page, for
+    /// Spotlight — one `urlset` while they fit in one file, else a `sitemapindex` of
+    /// `/sitemaps/<n>.xml` files of `sitemapPageSize` URLs each (sitemaps.org).
     @Sendable func sitemap(_ request: Request, context: Context) async throws -> Response {
+        let paths = try await sitemapPaths()
+        guard paths.count > Self.sitemapPageSize else { return Self.xmlResponse(Self.urlset(paths, base: base)) }
+        let pages = (paths.count + Self.sitemapPageSize - 1) / Self.sitemapPageSize
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
+        let escapedBase = Self.xmlEscape(base)
+        for page in 1...pages { xml += "  <sitemap><loc>\(escapedBase)/sitemaps/\(page).xml</loc></sitemap>\n" }
+        return Self.xmlResponse(xml + "</sitemapindex>\n")
+    }
+
+    /// `GET /sitemaps/<n>.xml`: the n-th `sitemapPageSize` URLs of the sitemap (from 1).
+    @Sendable func sitemapPage(_ request: Request, context: Context) async throws -> Response {
+        let paths = try await sitemapPaths()
+        guard let page = context.parameters.get("page").flatMap({ Int($0) }), page >= 1,
+              (page - 1) * Self.sitemapPageSize < paths.count, paths.count > Self.sitemapPageSize else {
+            throw Problem(.notFound, "No such sitemap.")
+        }
+        let start = (page - 1) * Self.sitemapPageSize
+        return Self.xmlResponse(Self.urlset(Array(paths[start..<min(paths.count, start + Self.sitemapPageSize)]), base: base))
+    }
+
+    private func sitemapPaths() async throws -> [String] {
         let listed = try await storefront.catalog()
-        let paths = ["/"] + AppCategory.allCases.filter { listed.byCategory[$0.slug]?.isEmpty == false }.map { "/categories/\($0.slug)" }
+        return ["/"] + AppCategory.allCases.filter { listed.byCategory[$0.slug]?.isEmpty == false }.map { "/categories/\($0.slug)" }
             + listed.byName.map { "/apps/\($0)" }
-        let entries = paths.map { "  <url><loc>\(Self.xmlEscape(base + $0))</loc></url>" }
-        let xml = (["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"]
-                   + entries + ["</urlset>", ""]).joined(separator: "\n")
-        return Response(status: .ok, headers: [.contentType: "application/xml; charset=utf-8", .cacheControl: "public, max-age=300"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: xml)))
+    }
+
+    /// A `urlset` of `paths` (Souk's own paths: letters, digits, `/` and `-`, so only the base is escaped).
+    static func urlset(_ paths: [String], base: String) -> String {
+        let escapedBase = xmlEscape(base)
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
+        xml.reserveCapacity(paths.count * (escapedBase.utf8.count + 40))
+        for path in paths { xml += "  <url><loc>\(escapedBase)\(path)</loc></url>\n" }
+        return xml + "</urlset>\n"
+    }
+
+    static func xmlResponse(_ xml: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/xml; charset=utf-8", .cacheControl: "public, max-age=300"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: xml)))
     }
 
     /// `GET /favicon.ico`: browsers ask every site for one; Souk has none to show, and says so

@@ -24,8 +24,22 @@ struct MediaController<Context: RequestContext> {
         guard file.hasSuffix(".png"), Digest.isSHA256Hex(sha256), try await isMedia(sha256), blobs.contains(sha256) else {
             throw Problem(.notFound, "No such image.")
         }
+        return try await PNGBlob.response(sha256, cacheControl: "public, max-age=31536000, immutable", request: request, context: context,
+                                          blobs: blobs, fileIO: fileIO)
+    }
+
+    private func isMedia(_ sha256: String) async throws -> Bool {
+        try await named.value(for: sha256) { try await catalog.isMediaBlob(sha256) } ?? false
+    }
+}
+
+/// A PNG in the blob store as a response: its digest as the ETag (`304` to a matching
+/// `If-None-Match`), `HEAD` with the length only, the bytes streamed from the file otherwise.
+enum PNGBlob {
+    static func response(_ sha256: String, cacheControl: String, request: Request, context: some RequestContext, blobs: BlobStore,
+                         fileIO: FileIO) async throws -> Response {
         let etag = "\"\(sha256)\""
-        var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=31536000, immutable", .contentType: "image/png"]
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: cacheControl, .contentType: "image/png"]
         if let ifNoneMatch = request.headers[.ifNoneMatch], ifNoneMatch.contains(etag) || ifNoneMatch == "*" {
             headers[.contentType] = nil
             return Response(status: .notModified, headers: headers)
@@ -36,9 +50,5 @@ struct MediaController<Context: RequestContext> {
             return Response(status: .ok, headers: headers)
         }
         return Response(status: .ok, headers: headers, body: body)
-    }
-
-    private func isMedia(_ sha256: String) async throws -> Bool {
-        try await named.value(for: sha256) { try await catalog.isMediaBlob(sha256) } ?? false
     }
 }
