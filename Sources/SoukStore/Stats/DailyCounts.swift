@@ -20,14 +20,20 @@ public final class DailyCounts: Sendable {
         self.database = database
     }
 
-    /// `2026-11-27`: the UTC day of `date`.
+    /// `2026-11-27`: the UTC day of `date`. Arithmetic only (the license path calls it on every
+    /// request): days since 1970 to a civil date, after Howard Hinnant's `civil_from_days`.
     public static func day(_ date: Date) -> String {
-        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
-        let start = Date(timeIntervalSince1970: Double(days) * 86_400)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day], from: start)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+        let z = Int((date.timeIntervalSince1970 / 86_400).rounded(.down)) + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
+        return "\(year)-\(two(month))-\(two(day))"
     }
 
     public func add(_ name: String, at date: Date, count: Int = 1) {
