@@ -106,7 +106,10 @@ import Testing
         #expect(Set(apps.map(\.access)) == [.public, .account])
         #expect(apps.filter { !$0.pricing.isFree }.map(\.bundleId) == ["org.souk.demo.sketch"])
         for app in apps { #expect(try await runtime.catalog.versions(of: app).count == 2) }
-        #expect(try await runtime.catalog.accounts().count == 1)
+        // The demo account and the demo's console operator.
+        let accounts = try await runtime.catalog.accounts()
+        #expect(accounts.map(\.email).sorted() == ["demo@souk.example", "operator@souk.example"])
+        #expect(accounts.first { $0.email == "operator@souk.example" }?.role == .operator)
         #expect(try await runtime.catalog.marketplace(defaultKeyId: "x").appleItemId != 0)
         await runtime.close()
     }
