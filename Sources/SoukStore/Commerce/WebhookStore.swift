@@ -128,23 +128,25 @@ public struct WebhookStore: Sendable {
     /// events recorded once the endpoint existed, and within the retry window: an older one could
     /// only fail). Safe to run in several processes at once; returns how many were queued (an
     /// estimate when another process queues at the same moment).
+    ///
+    /// It runs every second in every process, so it must not cost more as events pile up: with no
+    /// endpoint it reads one row; otherwise it walks the endpoints (few) and, for each, the app's
+    /// recent events through the `(app, created_at)` index (`CROSS JOIN` keeps SQLite's planner
+    /// from scanning every event of the window instead — at 1,000,000 events that was ~150 ms a
+    /// second, felt by every request sharing the connection).
     @discardableResult
     public func enqueue() async throws -> Int {
+        guard try await database.sql.raw("SELECT 1 AS found FROM webhook_endpoints LIMIT 1").first() != nil else { return 0 }
         let at = now()
-        let before = try await count()
-        try await database.sql.raw("""
+        return try await database.sql.raw("""
             INSERT INTO webhook_deliveries (event_id, endpoint_id, app, status, attempts, next_attempt_at, window_start, created_at)
             SELECT e.id, w.id, e.app, \(bind: WebhookDeliveryStatus.pending.rawValue), 0, e.created_at, e.created_at, \(bind: at)
-            FROM commerce_events e JOIN webhook_endpoints w ON w.app = e.app AND e.created_at >= w.created_at
-            WHERE e.created_at >= \(bind: at.addingTimeInterval(-retryWindow))
+            FROM webhook_endpoints w CROSS JOIN commerce_events e
+            WHERE e.app = w.app AND e.created_at >= w.created_at AND e.created_at >= \(bind: at.addingTimeInterval(-retryWindow))
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.endpoint_id = w.id)
             ON CONFLICT DO NOTHING
-            """).run()
-        return try await count() - before
-    }
-
-    func count() async throws -> Int {
-        try await database.sql.raw("SELECT COUNT(*) AS n FROM webhook_deliveries").first()?.decode(column: "n", as: Int.self) ?? 0
+            RETURNING event_id
+            """).all().count
     }
 
     /// Leases the pending delivery due soonest (for `lease` seconds), or nil. Two workers never
