@@ -12,12 +12,13 @@ struct MaintenanceCommand: AsyncParsableCommand {
     struct CleanupCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "cleanup",
-            abstract: "Remove expired codes, grants, tokens, sessions, throttle counters and licenses expired over 30 days ago, once.")
+            abstract: "Remove expired codes, grants, tokens, sessions, throttle counters, licenses expired over 30 days ago, and files interrupted imports and uploads left behind over an hour ago, once.")
         @OptionGroup var settings: SettingsOptions
 
         func run() async throws {
             try await withRuntime(settings) { runtime in
                 let service = CleanupService(cleanup: Cleanup(database: runtime.database),
+                                             files: StaleFiles(blobs: runtime.blobs, workFolder: runtime.config.workDir),
                                              lease: MaintenanceLease(database: runtime.database),
                                              interval: .zero, logger: runtime.logger)
                 guard let report = try await service.sweepOnce() else {

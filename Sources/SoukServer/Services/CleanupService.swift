@@ -3,27 +3,32 @@ import Logging
 import ServiceLifecycle
 import SoukStore
 
-/// Sweeps expired rows (`Cleanup`) every `interval` in a running server. With several processes on
-/// one PostgreSQL, the sweep is claimed through a `MaintenanceLease`, so one process runs it at a time.
+/// Sweeps expired rows (`Cleanup`) every `interval` in a running server, and the files killed work
+/// left behind (`StaleFiles`) at start and with every sweep. With several processes on one
+/// PostgreSQL, the sweep is claimed through a `MaintenanceLease`, so one process runs it at a time.
 public struct CleanupService: Service {
     /// The lease name, shared with `souk maintenance cleanup`.
     static let job = "cleanup"
 
     let cleanup: Cleanup
+    let files: StaleFiles?
     let lease: MaintenanceLease
     let interval: Duration
     let logger: Logger
     /// Who this process is, in the lease table.
     let holder = "serve-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
 
-    public init(cleanup: Cleanup, lease: MaintenanceLease, interval: Duration, logger: Logger) {
+    public init(cleanup: Cleanup, files: StaleFiles? = nil, lease: MaintenanceLease, interval: Duration, logger: Logger) {
         self.cleanup = cleanup
+        self.files = files
         self.lease = lease
         self.interval = interval
         self.logger = logger
     }
 
     public func run() async throws {
+        // What a process killed mid-import left behind goes at the next start (files only: cheap).
+        await sweepFiles()
         guard interval > .zero else { return }
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
@@ -42,12 +47,29 @@ public struct CleanupService: Service {
     @discardableResult
     public func sweepOnce() async throws -> [(name: String, removed: Int)]? {
         guard try await lease.claim(Self.job, holder: holder, for: 600) else { return nil }
-        let report = try await cleanup.run()
+        var report = try await cleanup.run()
         try await lease.release(Self.job, holder: holder)
+        if let stale = await sweepFiles() { report.append(("stale files", stale.entries)) }
         let removed = report.filter { $0.removed > 0 }
         if !removed.isEmpty {
             logger.info("cleanup removed expired rows", metadata: Dictionary(uniqueKeysWithValues: removed.map { ($0.name, "\($0.removed)") }))
         }
         return report
+    }
+
+    /// Removes stale staging and work files; logs what went, and never fails the sweep.
+    @discardableResult
+    func sweepFiles() async -> StaleFiles.Report? {
+        guard let files else { return nil }
+        do {
+            let report = try await files.sweep()
+            if report.entries > 0 {
+                logger.info("removed files left by interrupted work", metadata: ["entries": "\(report.entries)", "bytes": "\(report.bytes)"])
+            }
+            return report
+        } catch {
+            logger.warning("stale files not swept; trying again later", metadata: ["error": "\(String(reflecting: error))"])
+            return nil
+        }
     }
 }
