@@ -39,7 +39,7 @@ fi
 echo "bench-web: seeding $APPS apps and $PURCHASES purchases ($BACKEND)…" >&2
 "$SOUK" bench seed-catalog --apps "$APPS" >&2
 "$SOUK" bench seed-purchases --purchases "$PURCHASES" --accounts $(( PURCHASES / 10 )) --tokens 10 --token-file "$WORK/tokens" >&2
-PASSWORD=$(python3 -c 'import secrets; print(secrets.token_urlsafe(12))')
+PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')  # never a leading '-'
 "$SOUK" accounts create --email operator@bench.example --password "$PASSWORD" --role operator >/dev/null
 "$SOUK" accounts create --email shopper@bench.example --password "$PASSWORD" >/dev/null
 

@@ -43,7 +43,8 @@ start BASE --demo
 PASSWORD=$(sed -n 's/.*demo account .*password \([^ ]*\) .*/\1/p' "$STARTED_LOG" | head -1)
 [ -n "$PASSWORD" ] || fail "the demo password is not in the start-up banner"
 # A second account for the wrong-password test, so that its failures never slow the demo account down.
-RETRY_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_urlsafe(12))')
+# Hex: a token_urlsafe password may start with '-', which the argument parser takes for an option (a CI run failed so).
+RETRY_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
 (cd "$WORK" && "$SOUK" accounts create --email retry@souk.example --password "$RETRY_PASSWORD" >/dev/null) \
   || fail "souk accounts create"
 # The demo's console operator for the console's walk, and a package (a zip, as a browser uploads it) of an app it adds.
