@@ -22,7 +22,7 @@ import Testing
 
     @Test(arguments: TestBackend.available)
     func appPagesEscapeEverythingAndCarrySpotlightData(_ backend: TestBackend) async throws {
-        try await ServerFixture.with(backend, prepare: Self.prepare) { client in
+        try await ServerFixture.withRuntime(backend, prepare: Self.prepare) { client, runtime in
             let page = try await client.execute(uri: "/apps/6500000001", method: .get)
             #expect(page.status == .ok)
             let html = String(buffer: page.body)
@@ -45,6 +45,10 @@ import Testing
             let sitemap = String(buffer: try await client.execute(uri: "/sitemap.xml", method: .get).body)
             #expect(sitemap.contains("<loc>https://souk.test/apps/6500000001</loc>"))
             #expect(!sitemap.contains("/apps/77"))
+            // The sitemap is kept per catalog revision: a takedown moves the revision, and the app leaves it.
+            _ = try await runtime.catalog.setAvailability(appleItemId: 6_500_000_001, to: .takenDown)
+            let after = String(buffer: try await client.execute(uri: "/sitemap.xml", method: .get).body)
+            #expect(!after.contains("/apps/6500000001"))
         }
     }
 

@@ -377,6 +377,13 @@ public final class StorefrontIndex: Sendable {
         return state.withLock { $0.catalog }
     }
 
+    /// The current catalog and the catalog revision it is at: what is built from the catalog can be
+    /// kept until the revision moves (the sitemap).
+    public func catalogAtRevision() async throws -> (catalog: StorefrontCatalog, revision: Int64?) {
+        try await ensureFresh()
+        return state.withLock { ($0.catalog, $0.revision) }
+    }
+
     private func ensureFresh() async throws {
         if refreshInterval == .zero {
             while true {

@@ -3,6 +3,7 @@ import Hummingbird
 import SoukCore
 import SoukIntegrations
 import SoukStore
+import Synchronization
 
 /// The storefront: `/` (featured, new and updated, categories), `/apps` and `/categories/<slug>`
 /// (paginated lists), `/search?q=` (`StorefrontListPages.swift`), the app page
@@ -15,6 +16,8 @@ struct AppPagesController<Context: RequestContext> {
     let sessions: WebSessionStore
     let pages: Pages
     let storefront: StorefrontIndex
+    /// The sitemap's paths at the catalog revision they were built from.
+    let sitemapCache = SitemapCache()
 
     init(runtime: SoukRuntime, sessions: WebSessionStore, pages: Pages, storefront: StorefrontIndex? = nil) {
         self.runtime = runtime
@@ -167,10 +170,14 @@ struct AppPagesController<Context: RequestContext> {
         return Self.xmlResponse(Self.urlset(Array(paths[start..<min(paths.count, start + Self.sitemapPageSize)]), base: base))
     }
 
+    /// Every sitemap path, built once per catalog revision (100,000 apps make 100,000 strings).
     private func sitemapPaths() async throws -> [String] {
-        let listed = try await storefront.catalog()
-        return ["/"] + AppCategory.allCases.filter { listed.byCategory[$0.slug]?.isEmpty == false }.map { "/categories/\($0.slug)" }
+        let (listed, revision) = try await storefront.catalogAtRevision()
+        if let revision, let cached = sitemapCache.paths(at: revision) { return cached }
+        let paths = ["/"] + AppCategory.allCases.filter { listed.byCategory[$0.slug]?.isEmpty == false }.map { "/categories/\($0.slug)" }
             + listed.byName.map { "/apps/\($0)" }
+        if let revision { sitemapCache.store(paths, at: revision) }
+        return paths
     }
 
     /// A `urlset` of `paths` (Souk's own paths: letters, digits, `/` and `-`, so only the base is escaped).
@@ -347,5 +354,18 @@ struct AppPagesController<Context: RequestContext> {
                         "width": width, "height": height] as [String: Any]
             }]
         }
+    }
+}
+
+/// The sitemap's paths, kept for one catalog revision.
+final class SitemapCache: Sendable {
+    private let entry = Mutex<(revision: Int64, paths: [String])?>(nil)
+
+    func paths(at revision: Int64) -> [String]? {
+        entry.withLock { $0?.revision == revision ? $0?.paths : nil }
+    }
+
+    func store(_ paths: [String], at revision: Int64) {
+        entry.withLock { $0 = (revision, paths) }
     }
 }
