@@ -86,6 +86,9 @@ import ZIPFoundation
             #expect(details.status == .seeOther)
             #expect(try await AdminConsoleTests.post(client, "/admin/apps/\(Self.item)/details", session: olive,
                                                      ["category": "not-a-category"]).status == .badRequest)
+            // Too long is a 400 that changes nothing.
+            #expect(try await AdminConsoleTests.post(client, "/admin/apps/\(Self.item)/details", session: olive,
+                                                     ["subtitle": String(repeating: "x", count: 81)]).status == .badRequest)
             let app = try await runtime.catalog.app(appleItemId: Self.item)
             #expect(app.subtitle == "Made in the console" && app.category == "productivity")
 
@@ -152,6 +155,12 @@ import ZIPFoundation
             #expect(saved.headers[.location] == "/admin/apps/\(Self.item)?done=media")
             let media = try #require(try await runtime.catalog.app(appleItemId: Self.item).media)
             #expect(media.icon != nil && media.screenshots(for: .iphone).count == 2)
+            // A PNG over its size limit is refused, naming the file, and the media stay as they were.
+            let huge = try await Self.upload(client, "/admin/apps/\(Self.item)/media", session: olive, csrf: token,
+                                             files: [("icon", "huge.png", Data(count: PNG.maxFileBytes + 1))])
+            #expect(huge.status == .badRequest)
+            #expect(String(buffer: huge.body).contains("huge.png is larger than"))
+            #expect(try await runtime.catalog.app(appleItemId: Self.item).media?.screenshots(for: .iphone).count == 2)
             // Not multipart: a clear 400.
             #expect(try await AdminConsoleTests.post(client, "/admin/apps/\(Self.item)/media", session: olive).status == .badRequest)
         }

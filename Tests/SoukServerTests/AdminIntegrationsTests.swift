@@ -36,6 +36,8 @@ import Testing
             #expect(redelivered.status == .seeOther)
             #expect(try await AdminConsoleTests.post(client, "/admin/integrations/redeliver", session: sam,
                                                      ["app": app, "event": UUID().uuidString]).status == .notFound)
+            #expect(try await AdminConsoleTests.post(client, "/admin/integrations/redeliver", session: sam,
+                                                     ["app": app, "event": "not-an-id"]).status == .badRequest)
             #expect(try await AuditLog(database: runtime.database).list(action: "webhook.redeliver").count == 1)
 
             // The person's timeline: the grant's event, the webhook about it, and who made the change.

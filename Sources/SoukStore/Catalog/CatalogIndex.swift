@@ -120,14 +120,24 @@ public final class CatalogIndex: Sendable {
     }
 
     private func currentRevision() async throws -> Int64 {
+        try await Self.currentRevision(database)
+    }
+
+    /// The catalog's revision now (the storefront index reads it too).
+    static func currentRevision(_ database: SoukDatabase) async throws -> Int64 {
         guard let row = try await database.sql.raw("SELECT value FROM catalog_revision WHERE id = 1").first() else {
             throw CatalogError.invalid("catalog_revision has no row; the database was not migrated by this version of Souk")
         }
         return try row.decode(column: "value", as: Int64.self)
     }
 
-    /// The apps changed after `known`, or nil when a full reload is cheaper or needed (the log was pruned).
     private func changedApps(after known: Int64, upTo latest: Int64) async throws -> Set<UInt64>? {
+        try await Self.changedApps(database, after: known, upTo: latest)
+    }
+
+    /// The apps changed after `known`, or nil when a full reload is cheaper or needed (the log was
+    /// pruned). The storefront index follows the same change log.
+    static func changedApps(_ database: SoukDatabase, after known: Int64, upTo latest: Int64) async throws -> Set<UInt64>? {
         guard latest > known, latest - known <= Int64(Self.incrementalLimit) else { return nil }
         let rows = try await database.sql.raw("""
             SELECT revision, apple_item_id FROM catalog_changes

@@ -26,4 +26,12 @@ extension CatalogStore {
         })
         return ids.compactMap { apps[$0] }
     }
+
+    /// The names of the apps `ids`, in one query (the console's lists name many apps at once); an
+    /// id without an app is left out.
+    public func appNames(_ ids: Set<UInt64>) async throws -> [UInt64: String] {
+        guard !ids.isEmpty else { return [:] }
+        let apps = try await AppModel.query(on: database.db).filter(\.$appleItemIdColumn ~~ ids.map(AppleIDColumn.store)).all()
+        return Dictionary(apps.map { ($0.appleItemId, $0.name) }, uniquingKeysWith: { first, _ in first })
+    }
 }

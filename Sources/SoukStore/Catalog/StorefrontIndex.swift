@@ -411,12 +411,9 @@ public final class StorefrontIndex: Sendable {
     private func performRefresh() async throws {
         defer { state.withLock { $0.inFlight = nil; $0.lastCheck = .now } }
         let known = state.withLock { $0.revision }
-        guard let row = try await database.sql.raw("SELECT value FROM catalog_revision WHERE id = 1").first() else {
-            throw CatalogError.invalid("catalog_revision has no row; the database was not migrated by this version of Souk")
-        }
-        let latest = try row.decode(column: "value", as: Int64.self)
+        let latest = try await CatalogIndex.currentRevision(database)
         if let known, latest == known { return }
-        if let known, let changed = try await changedApps(after: known, upTo: latest) {
+        if let known, let changed = try await CatalogIndex.changedApps(database, after: known, upTo: latest) {
             let loaded = try await load(only: changed)
             var changes: [UInt64: StorefrontApp?] = [:]
             for id in changed { changes[id] = .some(loaded[id]) }
@@ -432,21 +429,6 @@ public final class StorefrontIndex: Sendable {
                 "apps": "\(catalog.count)", "revision": "\(latest)", "took": "\(ContinuousClock.now - started)",
             ])
         }
-    }
-
-    private func changedApps(after known: Int64, upTo latest: Int64) async throws -> Set<UInt64>? {
-        guard latest > known, latest - known <= Int64(CatalogIndex.incrementalLimit) else { return nil }
-        let rows = try await database.sql.raw("""
-            SELECT revision, apple_item_id FROM catalog_changes
-            WHERE revision > \(bind: known) AND revision <= \(bind: latest) ORDER BY revision
-            """).all()
-        guard rows.count == Int(latest - known) else { return nil }
-        var ids: Set<UInt64> = []
-        for row in rows {
-            guard !(try row.decodeNil(column: "apple_item_id")) else { return nil }
-            ids.insert(AppleIDColumn.load(try row.decode(column: "apple_item_id", as: Int64.self)))
-        }
-        return ids
     }
 
     /// The available apps (all, or those among `ids`) with their latest release, in two queries.

@@ -43,12 +43,13 @@ extension AdminController {
                      points: zip(labels, figures.activeSubscriptions).map { SVGChart.Point(label: $0, value: $1) }),
         ]
         var perItem: [[String: String]] = []
+        let names = try await runtime.catalog.appNames(Set(figures.revenue.flatMap(\.perItem.keys).compactMap(Self.appleItemId(ofItem:))))
         for revenue in figures.revenue {
             let format: @Sendable (Int) -> String = { Price(currency: revenue.currency, amount: $0).formatted }
             charts.append(SVGChart(title: "Revenue in \(revenue.currency)", unit: "per day",
                                    points: zip(labels, revenue.perDay).map { SVGChart.Point(label: $0, value: $1) }, format: format))
             for (item, amount) in revenue.perItem.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
-                perItem.append(["item": try await itemName(item), "amount": format(amount)])
+                perItem.append(["item": Self.itemName(item, names: names), "amount": format(amount)])
             }
         }
         var values = charts.map { DashboardChart(svg: $0.svg, title: $0.title, id: "table-" + SVGChart.slug($0.title), rows: $0.table) }
@@ -59,11 +60,14 @@ extension AdminController {
         return snapshot
     }
 
+    /// `app:<id>` → its AppleItemID; a plan → nil.
+    static func appleItemId(ofItem item: String) -> UInt64? {
+        item.hasPrefix("app:") ? AppleID.parse(String(item.dropFirst(4))) : nil
+    }
+
     /// `app:<id>` → the app's name; `plan:<product>` → "Plan <product>".
-    private func itemName(_ item: String) async throws -> String {
-        if item.hasPrefix("app:"), let id = AppleID.parse(String(item.dropFirst(4))) {
-            return (try? await runtime.catalog.app(appleItemId: id).name) ?? "App \(id)"
-        }
+    static func itemName(_ item: String, names: [UInt64: String]) -> String {
+        if let id = appleItemId(ofItem: item) { return names[id] ?? "App \(id)" }
         return "Plan " + item.dropFirst(5)
     }
 }

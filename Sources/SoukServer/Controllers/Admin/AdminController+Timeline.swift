@@ -23,16 +23,14 @@ extension AdminController {
         for device in try await runtime.tokens.devices(accountID: id) {
             entries.append(TimelineEntry(at: device.signedInAt, kind: "sign-in", text: "Signed in on device \(device.clientId)"))
         }
-        var names: [UInt64: String] = [:]
-        func appName(_ item: UInt64) async -> String {
-            if let name = names[item] { return name }
-            let name = (try? await runtime.catalog.app(appleItemId: item).name) ?? "app \(item)"
-            names[item] = name
-            return name
-        }
-        for license in try await LicenseStore(database: runtime.database).list(accountID: id, limit: limit) {
+        let licenses = try await LicenseStore(database: runtime.database).list(accountID: id, limit: limit)
+        let orders = try await MarketplaceOrderStore(database: runtime.database).orders(account: id)
+        // Every app named below, read in one query.
+        let names = try await runtime.catalog.appNames(Set(licenses.map(\.appleItemId) + orders.map(\.appleItemId)))
+        func appName(_ item: UInt64) -> String { names[item] ?? "app \(item)" }
+        for license in licenses {
             entries.append(TimelineEntry(at: license.issuedAt, kind: "license",
-                                         text: "License \(license.licenseId) for \(await appName(license.appleItemId)) on device \(license.deviceId)"))
+                                         text: "License \(license.licenseId) for \(appName(license.appleItemId)) on device \(license.deviceId)"))
             if let revoked = license.revokedAt {
                 entries.append(TimelineEntry(at: revoked, kind: "license", text: "License \(license.licenseId) revoked"
                                              + (license.revokedReason.map { ": \($0)" } ?? "")))
@@ -44,13 +42,13 @@ extension AdminController {
                                          text: "\(event.type.rawValue.replacingOccurrences(of: "_", with: " ")) in \(event.app)"
                                              + (what.isEmpty ? "" : ": \(what)") + " (\(event.store ?? event.source.rawValue), \(event.environment.rawValue))"))
         }
-        for order in try await MarketplaceOrderStore(database: runtime.database).orders(account: id) {
+        for order in orders {
             let price = Price(currency: order.price.currency, amount: order.amountPaid ?? order.price.amount).formatted
             if let paid = order.paidAt {
-                entries.append(TimelineEntry(at: paid, kind: "order", text: "Bought \(await appName(order.appleItemId)) for \(price) (\(order.processor))"))
+                entries.append(TimelineEntry(at: paid, kind: "order", text: "Bought \(appName(order.appleItemId)) for \(price) (\(order.processor))"))
             }
             if let refunded = order.refundedAt {
-                entries.append(TimelineEntry(at: refunded, kind: "order", text: "Refund of \(await appName(order.appleItemId))"
+                entries.append(TimelineEntry(at: refunded, kind: "order", text: "Refund of \(appName(order.appleItemId))"
                                              + (order.amountRefunded.map { ": \(Price(currency: order.price.currency, amount: $0).formatted)" } ?? "")))
             }
         }
