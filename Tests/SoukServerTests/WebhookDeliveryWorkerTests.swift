@@ -137,6 +137,8 @@ import Testing
             // never tried again is what counts here (retries are counted in the test above).
             _ = try await c.store.add(app: Self.app, url: c.url, secret: Self.secret)
             let event = try await c.event(type: "expiration")
+            // Queued at once: with a 2 s window, a loaded machine's worker could first look after the event had left it.
+            #expect(try await c.store.enqueue() == 1)
             c.faults.down(status: 500)
             let worker = c.worker()
             try await c.drive(worker) { try await c.deliveries().first?.status == .failed }
