@@ -133,6 +133,8 @@ def test_an_operator_runs_the_marketplace_from_the_console(browsers, operator, s
     driver.get(f"{operator.base}/admin/people")
     driver.find_element(By.ID, "people-q").send_keys(server.email)
     driver.find_element(By.ID, "people-q").submit()
+    # The results page, not the list it replaces (a link found on the old page goes stale).
+    wait_for(lambda: "q=" in driver.current_url, "the search results")
     driver.find_element(By.LINK_TEXT, server.email).click()
     wait_for(lambda: path_of(driver).startswith("/admin/people/"), "the person's page")
     assert "Timeline" in driver.page_source and "Account created" in driver.page_source
