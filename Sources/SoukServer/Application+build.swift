@@ -69,11 +69,12 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     router.add(middleware: DailyCountsMiddleware(counts: runtime.dailyCounts))
     router.add(middleware: StorefrontErrorPages(pages: Pages(), catalog: runtime.catalog, keys: runtime.keys))
     router.add(middleware: ProblemMiddleware())
+    router.add(middleware: BodyLimitMiddleware(maxBytes: runtime.config.maxBodyBytes))
 
     OperationsController(database: runtime.database, metrics: metrics, metricsToken: runtime.config.metricsToken).addRoutes(to: router)
     PackageHostingController(files: HostedFileCache(query: HostedFileQuery(database: runtime.database),
                                                     lifetime: runtime.config.catalogRefreshInterval),
-                             blobs: runtime.blobs, metrics: metrics)
+                             blobs: runtime.blobs, metrics: metrics, delivery: DownloadDelivery(runtime.config))
         .addRoutes(to: router.group("packages"))
     AppIconController(catalog: runtime.catalog, blobs: runtime.blobs).addRoutes(to: router.group("apps"))
     MediaController(catalog: runtime.catalog, blobs: runtime.blobs).addRoutes(to: router.group("media"))
@@ -122,7 +123,8 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     HostedContentController(catalogs: runtime.commerceCatalogs,
                             content: HostedContentStore(database: runtime.database, blobs: runtime.blobs, workArea: runtime.config.workDir),
                             authenticator: CommerceAuthenticator(bearers: runtime.bearerCache, realm: runtime.config.publicURL),
-                            entitlements: EntitlementReader(index: runtime.entitlementIndex, now: { Date() }), publicURL: runtime.config.publicURL)
+                            entitlements: EntitlementReader(index: runtime.entitlementIndex, now: { Date() }), publicURL: runtime.config.publicURL,
+                            delivery: DownloadDelivery(runtime.config))
         .addRoutes(to: router)
     CheckoutController(bearer: bearer, checkout: CheckoutService(runtime: runtime), webhookSecret: runtime.config.commerce.stripeWebhookSecret)
         .addRoutes(to: router)

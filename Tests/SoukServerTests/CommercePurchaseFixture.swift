@@ -32,7 +32,7 @@ struct CommercePurchaseFixture: Sendable {
     ///   - verifiers: wraps the real Apple verifier (fakes: slow, throwing); nil: the configured verifiers.
     static func with(_ backend: TestBackend, catalog: CommerceCatalog = CommerceCatalogSamples.reader,
                      transferPolicy: TransferPolicy = .transfer, verifyTimeoutMilliseconds: Int = 5000,
-                     verifiers: FakeVerifiers? = nil,
+                     verifiers: FakeVerifiers? = nil, configure: @escaping (inout SoukConfig) -> Void = { _ in },
                      _ test: @escaping @Sendable (CommercePurchaseFixture) async throws -> Void) async throws {
         let chain = try AppleTestChain.make()
         let folder = try TemporaryFolder()
@@ -47,6 +47,7 @@ struct CommercePurchaseFixture: Sendable {
             config.commerce.appleRootCertificates = [root]
             config.commerce.transferPolicy = transferPolicy
             config.commerce.verifyTimeoutMilliseconds = verifyTimeoutMilliseconds
+            configure(&config)
         }, prepare: { runtime, _ in
             _ = try await runtime.commerceCatalogs.apply(catalog)
             func person(_ email: String, sandbox: Bool = false) async throws -> Person {

@@ -39,6 +39,19 @@ public struct SoukConfig: Sendable {
     public var trustedProxies: [IPNetwork] = []
     /// When set, `GET /metrics` answers only `Authorization: Bearer <metricsToken>` (a secret).
     public var metricsToken: String?
+    /// The largest request body Souk reads (`413` beyond); console uploads have their own limits.
+    public var maxBodyBytes = 1 << 20
+    /// Who sends package and hosted-content bytes once Souk has authorized a download (docs/deploy.md).
+    public var downloadsVia: DownloadsVia = .souk
+    /// nginx's `internal` location serving `<dataDir>/blobs/`, with `downloadsVia = nginx`.
+    public var xAccelPrefix = "/_souk_blobs/"
+
+    public enum DownloadsVia: String, Sendable, Equatable {
+        /// Souk streams the bytes itself.
+        case souk
+        /// Souk answers with `X-Accel-Redirect` and an empty body; nginx sends the file.
+        case nginx
+    }
 
     public struct LicensingSettings: Sendable, Equatable {
         /// `development` (Souk's own documented format) or `sidecar` (Apple's SDK behind an HTTP service).
@@ -143,6 +156,9 @@ public struct SoukConfig: Sendable {
         ("ascPrivateKey", "SOUK_ASC_PRIVATE_KEY", "-", "path of the App Store Connect API key (.p8)"),
         ("trustedProxies", "SOUK_TRUSTED_PROXIES", "-", "comma-separated IPv4/IPv6 CIDR ranges of reverse proxies whose X-Forwarded-For names the client (default none: the header is ignored)"),
         ("metricsToken", "SOUK_METRICS_TOKEN", "-", "secret bearer token GET /metrics requires, at least 16 characters (default none: /metrics is open)"),
+        ("maxBodyBytes", "SOUK_MAX_BODY_BYTES", "-", "largest request body Souk reads, answered 413 beyond; console uploads have their own limits (default 1048576)"),
+        ("downloadsVia", "SOUK_DOWNLOADS_VIA", "-", "souk (default: Souk sends package and content bytes) or nginx (X-Accel-Redirect to xAccelPrefix; docs/deploy.md)"),
+        ("xAccelPrefix", "SOUK_X_ACCEL_PREFIX", "-", "nginx internal location serving <dataDir>/blobs/, with downloadsVia nginx (default /_souk_blobs/)"),
         ("commerceProviderName", "SOUK_COMMERCE_PROVIDER_NAME", "-", "payment provider name in the product feed's type.value (default souk)"),
         ("appleRootCertificates", "SOUK_APPLE_ROOT_CERTIFICATES", "-", "comma-separated DER certificate paths trusted in addition to the built-in Apple Root CA - G3"),
         ("transferPolicy", "SOUK_TRANSFER_POLICY", "-", "a purchase another account owns: transfer (default), transfer-if-inactive or keep"),
@@ -300,6 +316,18 @@ public struct SoukConfig: Sendable {
         if let token = try await reader.string("metricsToken") {
             guard token.count >= 16 else { throw reader.error("metricsToken", "(hidden)", "must be at least 16 characters") }
             config.metricsToken = token
+        }
+        config.maxBodyBytes = try await reader.wholeNumber("maxBodyBytes", default: 1 << 20, range: 1024...(1 << 30))
+        if let via = try await reader.string("downloadsVia") {
+            guard let value = DownloadsVia(rawValue: via) else { throw reader.error("downloadsVia", via, "must be souk or nginx") }
+            config.downloadsVia = value
+        }
+        if let prefix = try await reader.string("xAccelPrefix") {
+            guard prefix.hasPrefix("/"), prefix.hasSuffix("/"), prefix.count > 2, !prefix.contains(".."),
+                  prefix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "/_-".contains($0)) }) else {
+                throw reader.error("xAccelPrefix", prefix, "must be a path such as /_souk_blobs/: starting and ending with /, letters, digits, _ and - only")
+            }
+            config.xAccelPrefix = prefix
         }
         if let name = try await reader.string("commerceProviderName") {
             guard !name.isEmpty, name.count <= 100 else { throw reader.error("commerceProviderName", name, "must be 1 to 100 characters") }

@@ -77,6 +77,8 @@ extension Request {
     func collectBody(upTo limit: Int) async throws -> ByteBuffer {
         do {
             return try await body.collect(upTo: limit)
+        } catch let problem as Problem {
+            throw problem
         } catch is NIOTooManyBytesError {
             throw Problem(.contentTooLarge, "The request body is larger than \(limit) bytes.")
         } catch {

@@ -26,8 +26,13 @@ public struct BlobStore: Sendable {
 
     /// Where the blob with this digest lives (whether or not it exists).
     public func path(for sha256: String) -> String {
+        "\(root)/\(Self.relativePath(for: sha256))"
+    }
+
+    /// The blob's path under the root: `sha256/ab/abcdef…` (nginx's X-Accel location serves the root).
+    public static func relativePath(for sha256: String) -> String {
         precondition(Digest.isSHA256Hex(sha256), "blob names are SHA-256 hex digests")
-        return "\(root)/sha256/\(sha256.prefix(2))/\(sha256)"
+        return "sha256/\(sha256.prefix(2))/\(sha256)"
     }
 
     public func contains(_ sha256: String) -> Bool {

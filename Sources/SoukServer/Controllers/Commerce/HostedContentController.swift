@@ -25,6 +25,7 @@ struct HostedContentController<Context: RequestContext> {
     let authenticator: CommerceAuthenticator
     let entitlements: EntitlementReader
     let publicURL: String
+    let delivery: DownloadDelivery
     let fileIO = FileIO()
 
     static var manifestName: String { "manifest.json" }
@@ -98,7 +99,7 @@ struct HostedContentController<Context: RequestContext> {
     private func zip(_ content: HostedContent, request: Request, context: Context) async throws -> Response {
         let file = BlobFile(path: self.content.path(of: content), sha256: content.sha256, size: content.size,
                             lastModified: Int64(content.createdAt.timeIntervalSince1970), contentType: "application/zip")
-        var response = try await file.response(to: request, context: context, fileIO: fileIO, cacheControl: Self.cacheControl)
+        var response = try await file.response(to: request, context: context, fileIO: fileIO, delivery: delivery, cacheControl: Self.cacheControl)
         response.headers[.vary] = "Authorization"
         response.headers[.contentDisposition] = "attachment; filename=\"\(content.productId)-\(content.contentVersion.text).zip\""
         return response
@@ -140,9 +141,11 @@ struct BlobFile: Sendable {
 
     static var chunkSize: Int { 128 * 1024 }
 
-    func response(to request: Request, context: some RequestContext, fileIO: FileIO, cacheControl: String) async throws -> Response {
+    func response(to request: Request, context: some RequestContext, fileIO: FileIO, delivery: DownloadDelivery,
+                  cacheControl: String) async throws -> Response {
         let answer = try FileAnswer(request, size: size, etag: "\"\(sha256)\"", lastModified: lastModified, contentType: contentType,
                                     cacheControl: cacheControl)
+        if let handOff = delivery.handOff(answer, sha256: sha256) { return handOff }
         guard answer.status != .notModified, request.method == .get, let range = answer.range else { return answer.bodiless }
         let (status, headers, length) = (answer.status, answer.headers, answer.length)
         let source = try await fileIO.loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context,

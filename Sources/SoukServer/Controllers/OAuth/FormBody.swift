@@ -18,6 +18,8 @@ struct FormBody {
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: maxBytes)
+        } catch let problem as Problem {
+            throw problem
         } catch {
             return .failure(OAuthError(.invalidRequest, "The body is too large."))
         }

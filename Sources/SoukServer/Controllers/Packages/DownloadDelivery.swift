@@ -1,0 +1,40 @@
+import HTTPTypes
+import Hummingbird
+import SoukStore
+
+/// Who sends the bytes of an authorized package or hosted-content download (`downloadsVia`).
+///
+/// Souk always decides *whether* a file may be downloaded (the app is listed, the version not
+/// withdrawn, the buyer entitled) and answers `304`s and `416`s itself; with `nginx`, the bytes
+/// then come from nginx's `internal` location over `sendfile`, ranges included (docs/deploy.md).
+enum DownloadDelivery: Sendable {
+    case souk
+    /// `X-Accel-Redirect: <prefix><path under the blob folder>`, with an empty body.
+    case nginx(prefix: String)
+
+    init(_ config: SoukConfig) {
+        switch config.downloadsVia {
+        case .souk: self = .souk
+        case .nginx: self = .nginx(prefix: config.xAccelPrefix)
+        }
+    }
+
+    /// The hand-off to nginx for a blob whose validators `answer` checked, or nil when Souk sends
+    /// the bytes itself (and for a `304`, which needs no bytes).
+    ///
+    /// nginx keeps `Content-Type`, `Cache-Control` and `Content-Disposition` from this answer and
+    /// works out `Content-Length`, `Content-Range` and `206`/`416` from the file; the internal
+    /// location adds Souk's `ETag` back (deploy/nginx/souk.conf), so `If-Range` still matches it.
+    func handOff(_ answer: FileAnswer, sha256: String) -> Response? {
+        guard case .nginx(let prefix) = self, answer.status != .notModified else { return nil }
+        var headers = answer.headers
+        headers[.contentLength] = nil
+        headers[.contentRange] = nil
+        headers[.xAccelRedirect] = prefix + BlobStore.relativePath(for: sha256)
+        return Response(status: .ok, headers: headers, body: ResponseBody())
+    }
+}
+
+extension HTTPField.Name {
+    static let xAccelRedirect = Self("X-Accel-Redirect")!
+}
