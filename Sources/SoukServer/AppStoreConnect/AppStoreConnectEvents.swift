@@ -79,7 +79,7 @@ public struct AppStoreConnectEventProcessor: Sendable {
             _ = try await runtime.catalog.createApp(AppModel(appleItemId: appId, bundleId: app.bundleId, name: app.name))
         }
         try FileManager.default.createDirectory(atPath: runtime.config.workDir, withIntermediateDirectories: true)
-        let zip = runtime.config.workDir + "/asc-\(UUID().uuidString).zip"
+        let zip = WorkOwner.name(prefix: "asc-", in: runtime.config.workDir) + ".zip"
         defer { try? FileManager.default.removeItem(atPath: zip) }
         try await client.download(version.url, to: zip)
         let appleVersionId: UInt64

@@ -85,7 +85,7 @@ public struct DemoSeeder {
             marketplace.appleItemId = Self.marketplaceAppleItemId
             try await catalog.updateMarketplace(marketplace)
         }
-        let workFolder = "\(runtime.config.workDir)/demo-\(UUID().uuidString)"
+        let workFolder = WorkOwner.name(prefix: "demo-", in: runtime.config.workDir)
         defer { try? FileManager.default.removeItem(atPath: workFolder) }
         for app in Self.apps {
             try await catalog.createApp(AppModel(

@@ -54,7 +54,7 @@ public struct BlobStore: Sendable {
             throw BlobError.unreadable(source)
         }
         defer { try? input.close() }
-        let temporary = "\(root)/tmp/\(UUID().uuidString)"
+        let temporary = WorkOwner.name(in: root + "/tmp")
         guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o644]),
               let output = FileHandle(forWritingAtPath: temporary) else {
             throw BlobError.unwritable(temporary)
@@ -99,7 +99,7 @@ public struct BlobStore: Sendable {
 
     /// Stages bytes held in memory.
     public func stage(data: Data) throws -> Staged {
-        let temporary = "\(root)/tmp/\(UUID().uuidString).src"
+        let temporary = WorkOwner.name(in: root + "/tmp") + ".src"
         try data.write(to: URL(fileURLWithPath: temporary))
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         return try stage(fileAt: temporary)

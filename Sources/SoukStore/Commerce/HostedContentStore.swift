@@ -71,7 +71,7 @@ public struct HostedContentStore: Sendable {
             throw PackageError("--app", "\(app) has no in-app catalog here; apply one first (souk catalog apply)")
         }
         let (workArea, limits, blobs) = (workArea, limits, blobs)
-        let folder = "\(workArea)/content-\(UUID().uuidString)"
+        let folder = WorkOwner.name(prefix: "content-", in: workArea)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
 

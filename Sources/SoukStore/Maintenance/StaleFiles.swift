@@ -4,8 +4,12 @@ import Foundation
 /// `tmp/`, and the work folder's extraction and upload folders (`import-…` of a package import,
 /// `content-…` of a hosted content import, `upload-…` of a console upload, `demo-…` of the demo's
 /// packages, `asc-…` of an App Store Connect download). Nothing points at them; four killed
-/// imports once left 700–800 MB behind. An entry untouched for `minimumAge` is removed: an import
-/// still running in another process keeps writing, so its files stay younger than that.
+/// imports once left 700–800 MB behind.
+///
+/// An entry named for a `WorkOwner` that is gone (its process ended, `kill -9` included) is
+/// removed at once; one whose owner lives is kept. Any other entry (older names, another
+/// machine's) is removed once untouched for `minimumAge`: an import still running keeps writing,
+/// so its files stay younger than that.
 public struct StaleFiles: Sendable {
     /// The work folder's entries this sweeps (other files there are left alone).
     public static let workPrefixes = ["import-", "content-", "upload-", "demo-", "asc-"]
@@ -32,10 +36,17 @@ public struct StaleFiles: Sendable {
         return try await blocking {
             let cutoff = now.addingTimeInterval(-age)
             var report = Report(entries: 0, bytes: 0)
-            let candidates = Self.entries(of: staging, matching: nil) + Self.entries(of: work, matching: Self.workPrefixes)
-            for path in candidates {
+            let candidates = Self.entries(of: staging, matching: nil).map { ($0, staging, [""]) }
+                + Self.entries(of: work, matching: Self.workPrefixes).map { ($0, work, Self.workPrefixes) }
+            for (path, folder, prefixes) in candidates {
+                let name = (path as NSString).lastPathComponent
+                let owner = prefixes.lazy.compactMap { WorkOwner.token(ofEntry: name, prefix: $0) }.first
                 let (newest, bytes) = Self.newestModification(path)
-                guard newest < cutoff else { continue }
+                if let owner {
+                    guard WorkOwner.isDead(owner, in: folder) else { continue }
+                } else {
+                    guard newest < cutoff else { continue }
+                }
                 do {
                     try FileManager.default.removeItem(atPath: path)
                     report.entries += 1
@@ -44,13 +55,15 @@ public struct StaleFiles: Sendable {
                     continue  // gone meanwhile (another process swept it), or not ours to remove
                 }
             }
+            WorkOwner.forgetDeadOwners(in: staging)
+            WorkOwner.forgetDeadOwners(in: work)
             return report
         }
     }
 
     static func entries(of folder: String, matching prefixes: [String]?) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return names.filter { name in prefixes.map { $0.contains { name.hasPrefix($0) } } ?? true }.map { folder + "/" + $0 }
+        return names.filter { name in !name.hasPrefix(".") && prefixes.map { $0.contains { name.hasPrefix($0) } } ?? true }.map { folder + "/" + $0 }
     }
 
     /// The latest modification of `path` or anything under it, and the bytes it holds.

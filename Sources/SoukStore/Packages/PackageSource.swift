@@ -23,7 +23,7 @@ struct PackageSource: Sendable {
         guard isZip(path) else {
             throw PackageError(path, "is neither a package folder nor a zip archive")
         }
-        let destination = "\(workArea)/import-\(UUID().uuidString)"
+        let destination = WorkOwner.name(prefix: "import-", in: workArea)
         try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
         do {
             try extract(zip: path, into: destination)

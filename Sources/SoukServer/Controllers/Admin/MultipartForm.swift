@@ -1,4 +1,5 @@
 import Foundation
+import SoukStore
 import Hummingbird
 import MultipartKit
 import NIOCore
@@ -176,7 +177,7 @@ struct MultipartForm: Sendable {
             guard let token = form.fields["csrf_token"], ConstantTime.equal(token, csrfToken) else {
                 return fail(Problem(.forbidden, "The form expired. Reload the page and try again."))
             }
-            let path = folder + "/upload-" + UUID().uuidString.lowercased()
+            let path = WorkOwner.name(prefix: "upload-", in: folder)
             guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
                 return fail(Problem(.serviceUnavailable, "The upload could not be stored. Try again."))
             }
