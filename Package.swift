@@ -145,6 +145,9 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
             ],
+            // The OpenAPI document is compiled into the binary (`PackageResources.openapi_json`), so a
+            // copied `souk` needs no bundle folder beside it.
+            resources: [.embedInCode("Resources/openapi.json")],
             swiftSettings: swiftSettings
         ),
         .target(

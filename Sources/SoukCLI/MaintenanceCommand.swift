@@ -12,7 +12,7 @@ struct MaintenanceCommand: AsyncParsableCommand {
     struct CleanupCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "cleanup",
-            abstract: "Remove expired codes, grants, tokens, sessions, throttle counters, licenses expired over 30 days ago, and files interrupted imports and uploads left behind over an hour ago, once.")
+            abstract: "Remove expired codes, grants, tokens, sessions, throttle counters, licenses expired over 30 days ago, and files that killed imports and uploads left behind, once.")
         @OptionGroup var settings: SettingsOptions
 
         func run() async throws {

@@ -25,6 +25,11 @@ struct SettingsOptions: ParsableArguments {
         return flags
     }
 
+    /// Loads the settings without opening anything (commands that must not create keys or tables).
+    func loadConfig() async throws -> SoukConfig {
+        try await SoukConfig.load(flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config)
+    }
+
     /// Loads the settings and opens the runtime. Operator commands log only warnings unless asked.
     func openRuntime(extraFlags: [String: String] = [:], quiet: Bool = true, migrate: Bool = false) async throws -> SoukRuntime {
         let environment = ProcessInfo.processInfo.environment

@@ -11,7 +11,7 @@ public struct SoukCommand: AsyncParsableCommand {
             PackagesCommand.self, KeysCommand.self, MarketplaceCommand.self, LinksCommand.self, DevelopersCommand.self, DemoCommand.self,
             LicensesCommand.self, AppStoreConnectCommand.self, MaintenanceCommand.self, BenchCommand.self, AppleCommand.self,
             CatalogCommand.self, PurchasesCommand.self, EntitlementsCommand.self, WebhooksCommand.self, StoresCommand.self,
-            ContentCommand.self, SandboxCommand.self, AuditCommand.self,
+            ContentCommand.self, SandboxCommand.self, AuditCommand.self, BackupCommand.self,
         ]
     )
 

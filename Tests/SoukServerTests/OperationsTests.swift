@@ -18,6 +18,26 @@ import Testing
         }
     }
 
+    @Test func theOpenAPIDocumentIsServedFromTheBinary() async throws {
+        try await ServerFixture.with(.sqlite) { client in
+            let response = try await client.execute(uri: "/openapi.json", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "application/json")
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+            #expect(document["openapi"] as? String == "3.1.0")
+            let paths = try #require(document["paths"] as? [String: Any])
+            for path in ["/.well-known/marketplace-kit", "/oauth/token", "/marketplace-kit/v1/license", "/marketplace-kit/v1/updates",
+                         "/api/v1/checkout", "/health"] {
+                #expect(paths[path] != nil, "\(path) is documented")
+            }
+            let etag = try #require(response.headers[.eTag])
+            #expect(try await client.execute(uri: "/openapi.json", method: .get, headers: [.ifNoneMatch: etag]).status == .notModified)
+            // The same bytes as the file in the repository (scripts/openapi-check.sh checks the file against real answers).
+            let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/SoukServer/Resources/openapi.json")
+            #expect(Data(buffer: response.body) == (try Data(contentsOf: file.standardizedFileURL)))
+        }
+    }
+
     @Test func metricsCountRequestsByRouteAndPackageBytes() async throws {
         try await ServerFixture.with(.sqlite, prepare: { runtime, paths in
             _ = try await runtime.importSample(variantSize: 5_000, in: paths.folder)

@@ -1,10 +1,12 @@
+import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
 import SoukCore
 import SoukStore
 
-/// `GET /health` and `GET /metrics` for load balancers and Prometheus.
+/// `GET /health` and `GET /metrics` for load balancers and Prometheus, and `GET /openapi.json`,
+/// the OpenAPI 3.1 document of every JSON API (docs/api.md).
 struct OperationsController<Context: RequestContext> {
     let database: SoukDatabase
     let metrics: SoukMetrics
@@ -15,15 +17,30 @@ struct OperationsController<Context: RequestContext> {
         router.get("health", use: health)
         router.head("health", use: health)
         router.get("metrics", use: metricsText)
+        router.get("openapi.json", use: openAPI)
+        router.head("openapi.json", use: openAPI)
+    }
+
+    @Sendable func openAPI(_ request: Request, context: Context) async throws -> Response {
+        var headers: HTTPFields = [.eTag: OpenAPIDocument.etag, .cacheControl: "public, max-age=300"]
+        if FileRequestConditions(ifNoneMatch: request.headers[.ifNoneMatch]).plan(size: 0, etag: OpenAPIDocument.etag, lastModified: 0) == .notModified {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = "application/json"
+        headers[.contentLength] = String(OpenAPIDocument.bytes.readableBytes)
+        return Response(status: .ok, headers: headers,
+                        body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: OpenAPIDocument.bytes))
     }
 
     /// 200 `{"status":"ok"}` when the database answers, 503 otherwise (so a balancer drops the process).
     @Sendable func health(_ request: Request, context: Context) async throws -> Response {
         let ok = await database.ping()
         let body = #"{"status":"\#(ok ? "ok" : "unavailable")","database":"\#(ok ? "ok" : "unreachable")"}"#
+        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
+        if !ok { headers[.retryAfter] = "5" }
         return Response(
             status: ok ? .ok : .serviceUnavailable,
-            headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            headers: headers,
             body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: body))
         )
     }
@@ -46,4 +63,10 @@ struct OperationsController<Context: RequestContext> {
               header.prefix(7).lowercased() == "bearer " else { return false }
         return ConstantTime.equal(String(header.dropFirst(7)), token)
     }
+}
+
+/// The document compiled into the binary from `Sources/SoukServer/Resources/openapi.json`.
+enum OpenAPIDocument {
+    static let bytes = ByteBuffer(bytes: PackageResources.openapi_json)
+    static let etag = "\"" + Digest.hex(SHA256.hash(data: PackageResources.openapi_json).prefix(16)) + "\""
 }

@@ -1,0 +1,272 @@
+import Crypto
+import Foundation
+import SoukCore
+import SoukStore
+
+/// `souk backup create DEST` and `souk backup restore SRC` (docs/operations.md "Backups").
+///
+/// A backup is a folder: the database (`souk.sqlite`, an online copy made with SQLite's
+/// `VACUUM INTO`, or `database.pgdump`, `pg_dump`'s custom format), `blobs/sha256/…`, `keys/`, and
+/// `backup.json`, written last, so a folder without it is an unfinished backup.
+///
+/// Consistency while Souk serves: the database is copied first, in one snapshot; blobs are
+/// written before the rows that name them and never deleted, so every blob the snapshot names is
+/// in the blob folder when it is copied afterwards. Blobs committed later come along harmlessly.
+public struct SoukBackup: Sendable {
+    public static let manifestFile = "backup.json"
+    public static let sqliteFile = "souk.sqlite"
+    public static let postgresFile = "database.pgdump"
+    static let format = "souk-backup-1"
+
+    /// `backup.json`.
+    public struct Manifest: Codable, Sendable, Equatable {
+        public var format: String
+        public var createdAt: Date
+        /// `sqlite` or `postgres`.
+        public var database: String
+        public var blobs: Int
+        public var blobBytes: Int64
+        public var keyFiles: [String]
+    }
+
+    let config: SoukConfig
+
+    public init(config: SoukConfig) {
+        self.config = config
+    }
+
+    // MARK: create
+
+    /// Copies the database (through `database`, which stays open for the server's other work),
+    /// the blobs and the keys into `destination`, which must not exist or be empty.
+    public func create(into destination: String, database: SoukDatabase) async throws -> Manifest {
+        try Self.prepareEmptyFolder(destination, role: "backup destination")
+        let kind: String
+        switch config.database {
+        case .sqlite:
+            kind = "sqlite"
+            let target = destination + "/" + Self.sqliteFile
+            try await database.sql.raw("VACUUM INTO \(bind: target)").run()
+        case .postgres(let url):
+            kind = "postgres"
+            try await PostgresTool.run("pg_dump", url: url, arguments: ["--format=custom", "--no-owner", "--no-privileges",
+                                                                        "--file=\(destination)/\(Self.postgresFile)"])
+        case .sqliteInMemory:
+            throw CommandProblem("an in-memory database cannot be backed up")
+        }
+        let (blobs, bytes) = try await BlockingWork.run { [config] in
+            try Self.copyBlobs(from: config.blobsDir, to: destination + "/blobs", verify: false)
+        }
+        let keyFiles = try await BlockingWork.run { [config] in try Self.copyKeys(from: config.keysDir, to: destination + "/keys") }
+        let manifest = Manifest(format: Self.format, createdAt: Date(), database: kind, blobs: blobs, blobBytes: bytes, keyFiles: keyFiles)
+        try Self.write(manifest, to: destination + "/" + Self.manifestFile)
+        return manifest
+    }
+
+    // MARK: restore
+
+    /// Restores `source` into this configuration's data folder and database, which must be empty:
+    /// keys, then blobs (each checked against its digest), then the database. Refuses a backup of
+    /// the other database kind, an unfinished backup and a target that holds anything.
+    public func restore(from source: String) async throws -> Manifest {
+        let manifestPath = source + "/" + Self.manifestFile
+        guard let data = FileManager.default.contents(atPath: manifestPath) else {
+            throw CommandProblem("\(source) is not a finished Souk backup: it has no \(Self.manifestFile)")
+        }
+        let manifest: Manifest
+        do {
+            manifest = try Self.decoder.decode(Manifest.self, from: data)
+        } catch {
+            throw CommandProblem("\(manifestPath) cannot be read: \(error)")
+        }
+        guard manifest.format == Self.format else {
+            throw CommandProblem("\(manifestPath) has format \(manifest.format); this Souk restores \(Self.format)")
+        }
+        let kind = config.database.isPostgres ? "postgres" : "sqlite"
+        guard manifest.database == kind else {
+            throw CommandProblem(manifest.database == "postgres"
+                ? "this backup holds a PostgreSQL database: restore it with SOUK_DATABASE_URL naming an empty PostgreSQL database"
+                : "this backup holds a SQLite database: restore it without SOUK_DATABASE_URL, into an empty data folder")
+        }
+        try await refuseNonEmptyTarget()
+
+        let (dataDir, keysDir, blobsDir) = (config.dataDir, config.keysDir, config.blobsDir)
+        try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+        do {
+            _ = try await BlockingWork.run { try Self.copyKeys(from: source + "/keys", to: keysDir) }
+            let (blobs, _) = try await BlockingWork.run { try Self.copyBlobs(from: source + "/blobs", to: blobsDir, verify: true) }
+            guard blobs == manifest.blobs else {
+                throw CommandProblem("the backup lists \(manifest.blobs) blobs but holds \(blobs)")
+            }
+            switch config.database {
+            case .sqlite(let path):
+                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                let staging = path + ".restoring"
+                try? FileManager.default.removeItem(atPath: staging)
+                try FileManager.default.copyItem(atPath: source + "/" + Self.sqliteFile, toPath: staging)
+                guard rename(staging, path) == 0 else { throw CommandProblem("cannot move the database into \(path)") }
+            case .postgres(let url):
+                try await PostgresTool.run("pg_restore", url: url, arguments: ["--single-transaction", "--exit-on-error", "--no-owner",
+                                                                               "--no-privileges", source + "/" + Self.postgresFile])
+            case .sqliteInMemory:
+                throw CommandProblem("an in-memory database cannot be restored into")
+            }
+        } catch {
+            // Leave the target as empty as it was, so the operator can fix the cause and run it again.
+            try? FileManager.default.removeItem(atPath: keysDir)
+            try? FileManager.default.removeItem(atPath: blobsDir)
+            throw error
+        }
+        return manifest
+    }
+
+    /// The data folder may exist (an operator prepares it with the right owner), but may hold no
+    /// keys, no blobs and no database; a PostgreSQL database may hold no tables.
+    func refuseNonEmptyTarget() async throws {
+        let manager = FileManager.default
+        var found: [String] = []
+        if !((try? manager.contentsOfDirectory(atPath: config.keysDir)) ?? []).isEmpty { found.append(config.keysDir) }
+        if !((try? manager.contentsOfDirectory(atPath: config.blobsDir + "/sha256")) ?? []).isEmpty { found.append(config.blobsDir) }
+        switch config.database {
+        case .sqlite(let path):
+            if manager.fileExists(atPath: path) { found.append(path) }
+        case .postgres:
+            let database = try SoukDatabase(location: config.database, logger: .init(label: "souk.backup"))
+            do {
+                let row = try await database.sql.raw("""
+                    SELECT count(*) AS tables FROM information_schema.tables WHERE table_schema = current_schema()
+                    """).first()
+                let tables = try row?.decode(column: "tables", as: Int.self) ?? 0
+                await database.shutdown()
+                if tables > 0 { found.append("the PostgreSQL database (\(tables) tables)") }
+            } catch {
+                await database.shutdown()
+                throw error
+            }
+        case .sqliteInMemory:
+            break
+        }
+        guard found.isEmpty else {
+            throw CommandProblem("the restore target is not empty: \(found.joined(separator: ", ")). Restore into an empty data folder and database.")
+        }
+    }
+
+    // MARK: files
+
+    static func prepareEmptyFolder(_ path: String, role: String) throws {
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if manager.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue, (try manager.contentsOfDirectory(atPath: path)).isEmpty else {
+                throw CommandProblem("the \(role) \(path) exists and is not an empty folder")
+            }
+            try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
+        } else {
+            try manager.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+    }
+
+    /// Copies `<from>/sha256/ab/<digest>` files; with `verify`, each file's SHA-256 must be its name.
+    static func copyBlobs(from: String, to: String, verify: Bool) throws -> (Int, Int64) {
+        let manager = FileManager.default
+        var (count, bytes): (Int, Int64) = (0, 0)
+        for shard in ((try? manager.contentsOfDirectory(atPath: from + "/sha256")) ?? []).sorted() {
+            let folder = "\(from)/sha256/\(shard)"
+            let target = "\(to)/sha256/\(shard)"
+            try manager.createDirectory(atPath: target, withIntermediateDirectories: true)
+            for name in try manager.contentsOfDirectory(atPath: folder).sorted() where Digest.isSHA256Hex(name) {
+                let path = folder + "/" + name
+                if verify {
+                    guard try digest(of: path) == name else { throw CommandProblem("the blob \(path) does not match its digest") }
+                }
+                let destination = target + "/" + name
+                try? manager.removeItem(atPath: destination + ".part")
+                try manager.copyItem(atPath: path, toPath: destination + ".part")
+                guard rename(destination + ".part", destination) == 0 else { throw CommandProblem("cannot write \(destination)") }
+                count += 1
+                bytes += ((try manager.attributesOfItem(atPath: destination))[.size] as? NSNumber)?.int64Value ?? 0
+            }
+        }
+        try manager.createDirectory(atPath: to + "/tmp", withIntermediateDirectories: true)
+        return (count, bytes)
+    }
+
+    static func digest(of path: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw CommandProblem("cannot read \(path)") }
+        defer { try? handle.close() }
+        var hash = SHA256()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update(data: chunk) }
+        return Digest.hex(hash.finalize())
+    }
+
+    /// Copies the key folder's files with owner-only permissions; returns their names.
+    static func copyKeys(from: String, to: String) throws -> [String] {
+        let manager = FileManager.default
+        let names = ((try? manager.contentsOfDirectory(atPath: from)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        try manager.createDirectory(atPath: to, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: to)
+        for name in names {
+            try manager.copyItem(atPath: from + "/" + name, toPath: to + "/" + name)
+            try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: to + "/" + name)
+        }
+        return names
+    }
+
+    static func write(_ manifest: Manifest, to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(manifest).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+/// A backup or restore failure an operator can act on.
+public struct CommandProblem: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Runs PostgreSQL's client tools (`pg_dump`, `pg_restore`) for a `postgres://` URL, handing the
+/// password over in `PGPASSWORD`, never on a command line another user could read.
+enum PostgresTool {
+    static func run(_ tool: String, url: String, arguments: [String]) async throws {
+        guard var components = URLComponents(string: url) else { throw CommandProblem("the database URL cannot be parsed") }
+        var environment = ProcessInfo.processInfo.environment
+        if let password = components.password {
+            environment["PGPASSWORD"] = password
+            components.password = nil
+        }
+        guard let executable = locate(tool) else {
+            throw CommandProblem("\(tool) is not installed (Debian: apt-get install postgresql-client, the server's major version or newer)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments + ["--dbname=\(components.string ?? url)"]
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let output = try await BlockingWork.run {
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return data
+        }
+        guard process.terminationStatus == 0 else {
+            let message = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw CommandProblem("\(tool) failed (exit \(process.terminationStatus)): \(message.suffix(2000))")
+        }
+    }
+
+    static func locate(_ tool: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let candidates = path.split(separator: ":").map { "\($0)/\(tool)" } + ["/usr/bin/\(tool)"]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
