@@ -90,10 +90,35 @@ public final class SoukDatabase: Sendable {
 
     /// Applies every pending migration. SQLite is switched to write-ahead logging first, so readers
     /// never wait for a writer.
+    /// On PostgreSQL, migrators queue on an advisory lock, so several `souk migrate` (or several
+    /// processes starting at once) never apply the same migration twice.
     public func migrate() async throws {
-        if case .sqlite = location {
+        switch location {
+        case .sqlite, .sqliteInMemory:
             try await sql.raw("PRAGMA journal_mode=WAL").run()
+            try await applyMigrations()
+        case .postgres:
+            let migrator = self
+            try await db.withConnection { connection in
+                connection.eventLoop.makeFutureWithTask {
+                    let session = connection as! any SQLDatabase
+                    try await session.raw("SELECT pg_advisory_lock(\(literal: Self.migrationLock))").run()
+                    do {
+                        try await migrator.applyMigrations()
+                    } catch {
+                        try? await session.raw("SELECT pg_advisory_unlock(\(literal: Self.migrationLock))").run()
+                        throw error
+                    }
+                    try await session.raw("SELECT pg_advisory_unlock(\(literal: Self.migrationLock))").run()
+                }
+            }.get()
         }
+    }
+
+    /// The advisory lock key of migrations (any fixed number; "souk" in ASCII).
+    static let migrationLock = 0x736F_756B
+
+    private func applyMigrations() async throws {
         try await migrator.setupIfNeeded().get()
         try await migrator.prepareBatch().get()
     }

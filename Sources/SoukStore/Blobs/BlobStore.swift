@@ -16,11 +16,14 @@ import Darwin
 public struct BlobStore: Sendable {
     public let root: String
     static let copyChunk = 1 << 20
+    /// Blob folders are world-readable like the blobs (0644), whatever the process's umask: nginx's
+    /// workers, another user, serve them with `downloadsVia = nginx` (docs/deploy.md).
+    static var folderAttributes: [FileAttributeKey: Any] { [.posixPermissions: 0o755] }
 
     public init(root: String) throws {
         self.root = root
         for folder in [root, root + "/sha256", root + "/tmp"] {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: Self.folderAttributes)
         }
     }
 
@@ -110,7 +113,7 @@ public struct BlobStore: Sendable {
     public func commit(_ staged: Staged) throws {
         let destination = path(for: staged.sha256)
         let folder = (destination as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: Self.folderAttributes)
         if FileManager.default.fileExists(atPath: destination) {
             discard(staged)
             return

@@ -30,6 +30,7 @@ enum DownloadDelivery: Sendable {
         var headers = answer.headers
         headers[.contentLength] = nil
         headers[.contentRange] = nil
+        headers[.acceptRanges] = nil  // nginx adds its own; nginx cannot drop an upstream copy
         headers[.xAccelRedirect] = prefix + BlobStore.relativePath(for: sha256)
         return Response(status: .ok, headers: headers, body: ResponseBody())
     }
