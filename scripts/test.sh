@@ -4,7 +4,8 @@
 # (scripts/e2e-commerce.sh), every store and every change against fakes of Google, Amazon, Roku,
 # Apple's notifications and a webhook receiver (scripts/e2e-stores.sh), the marketplace's own sales against a
 # fake Stripe (scripts/e2e-selling.sh), the outage check, two processes behind nginx
-# (scripts/e2e-cluster.sh) and the real-browser
+# (scripts/e2e-cluster.sh), the OpenAPI document against real answers and schemathesis
+# (scripts/openapi-check.sh) and the real-browser
 # tests (scripts/browser-tests.sh: Chromium and WebKit, skipped with a warning when not installed,
 # screenshots in test-output/browser/), the cross-check of Apple verdicts with Apple's own library
 # (scripts/apple-verdicts.sh, skipped with a warning without it), then every Swift test. No script leaves a process behind.
@@ -32,6 +33,7 @@ scripts/e2e-stores.sh
 scripts/e2e-selling.sh
 scripts/outage-check.sh
 scripts/e2e-cluster.sh
+scripts/openapi-check.sh
 scripts/browser-tests.sh
 scripts/apple-verdicts.sh
 swift test --skip-build

@@ -18,7 +18,9 @@ struct BackupCommand: AsyncParsableCommand {
         func run() async throws {
             try await withRuntime(settings) { runtime in
                 let manifest = try await SoukBackup(config: runtime.config).create(into: destination, database: runtime.database)
-                print("backup: \(destination): \(manifest.database) database, \(manifest.blobs) blobs (\(manifest.blobBytes) bytes), \(manifest.keyFiles.count) key files")
+                let blobs = manifest.blobStore == "s3" ? "blobs left in the object store (back the bucket up with its versioning or replication)"
+                    : "\(manifest.blobs) blobs (\(manifest.blobBytes) bytes)"
+                print("backup: \(destination): \(manifest.database) database, \(blobs), \(manifest.keyFiles.count) key files")
                 FileHandle.standardError.write(Data("""
                     warning: \(destination)/keys holds the marketplace's private keys (license signing and encryption,
                     install verification, the TOTP sealing key). Keep this backup as private as the data folder:

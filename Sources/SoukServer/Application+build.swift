@@ -74,7 +74,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     OperationsController(database: runtime.database, metrics: metrics, metricsToken: runtime.config.metricsToken).addRoutes(to: router)
     PackageHostingController(files: HostedFileCache(query: HostedFileQuery(database: runtime.database),
                                                     lifetime: runtime.config.catalogRefreshInterval),
-                             blobs: runtime.blobs, metrics: metrics, delivery: DownloadDelivery(runtime.config))
+                             blobs: runtime.blobs, metrics: metrics, delivery: DownloadDelivery(runtime.config, blobs: runtime.blobs))
         .addRoutes(to: router.group("packages"))
     AppIconController(catalog: runtime.catalog, blobs: runtime.blobs).addRoutes(to: router.group("apps"))
     MediaController(catalog: runtime.catalog, blobs: runtime.blobs).addRoutes(to: router.group("media"))
@@ -124,7 +124,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                             content: HostedContentStore(database: runtime.database, blobs: runtime.blobs, workArea: runtime.config.workDir),
                             authenticator: CommerceAuthenticator(bearers: runtime.bearerCache, realm: runtime.config.publicURL),
                             entitlements: EntitlementReader(index: runtime.entitlementIndex, now: { Date() }), publicURL: runtime.config.publicURL,
-                            delivery: DownloadDelivery(runtime.config))
+                            delivery: DownloadDelivery(runtime.config, blobs: runtime.blobs))
         .addRoutes(to: router)
     CheckoutController(bearer: bearer, checkout: CheckoutService(runtime: runtime), webhookSecret: runtime.config.commerce.stripeWebhookSecret)
         .addRoutes(to: router)

@@ -48,7 +48,7 @@ public struct SoukRuntime: Sendable {
     /// `souk migrate` (`migrate: true`); otherwise an unmigrated database stops start-up.
     public static func open(_ config: SoukConfig, logger: Logger, migrate: Bool = false) async throws -> SoukRuntime {
         try FileManager.default.createDirectory(atPath: config.dataDir, withIntermediateDirectories: true)
-        let blobs = try BlobStore(root: config.blobsDir)
+        let blobs = try BlobStore(root: config.blobsDir, remote: config.objectStore.map { S3ObjectStore(settings: $0) })
         let keys = try SoukKeys.loadOrCreate(in: config.keysDir)
         let database = try SoukDatabase(location: config.database, logger: logger)
         do {

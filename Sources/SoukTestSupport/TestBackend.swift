@@ -86,3 +86,9 @@ public func testLogger(_ label: String = "souk.test") -> Logger {
     logger.logLevel = .warning
     return logger
 }
+
+/// The entries of a work or staging folder that work left behind: everything but the hidden
+/// `.owners/` folder, where each process keeps its claim for as long as it runs (`WorkOwner`).
+public func leftWorkFiles(in folder: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix(".") }
+}

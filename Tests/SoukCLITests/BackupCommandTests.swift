@@ -52,7 +52,8 @@ import Testing
                 }
             }
         }
-        try await Task.sleep(for: .milliseconds(800))
+        // Until a few versions are in (a loaded machine imports slowly), then the backup starts.
+        for _ in 0..<600 where committed.withLock({ $0.versions.count }) < 2 { try await Task.sleep(for: .milliseconds(50)) }
         let before = committed.withLock { $0 }
         #expect(before.versions.count >= 1, "some versions were committed before the backup began")
         let backup = folder.path + "/backup"

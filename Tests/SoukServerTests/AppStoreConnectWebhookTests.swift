@@ -156,6 +156,7 @@ final class FakeAppStoreConnect: Sendable {
             // A wrong signature changes nothing.
             let forged = try await Self.send(client, Self.available, signature: "hmacsha256=" + String(repeating: "0", count: 64))
             #expect(forged.status == .unauthorized)
+            #expect(forged.headers[.wwwAuthenticate]?.hasPrefix("HMAC-SHA256 ") == true, "a 401 carries its challenge")
             #expect(try await Self.send(client, Self.available, signature: "").status == .unauthorized)
             #expect(try await AppStoreConnectEventStore(database: runtime.database).recent().isEmpty)
 

@@ -208,6 +208,18 @@ import Testing
         }
     }
 
+    /// A signed event whose object lacks what Souk reads is a 400 naming the field, never a 500.
+    @Test(arguments: TestBackend.available)
+    func aSignedEventSoukCannotReadIsRefusedNotAFailure(backend: TestBackend) async throws {
+        try await Self.withStripe(backend) { client, _, stripe, _ in
+            let event = stripe.event(type: "checkout.session.completed", object: .object([JSONMember("object", .string("checkout.session"))]))
+            let response = try await Self.deliver(client, stripe, event)
+            #expect(response.status == .badRequest)
+            #expect(response.headers[.contentType] == "application/problem+json")
+            #expect(String(buffer: response.body).contains("id"))
+        }
+    }
+
     @Test(arguments: TestBackend.available)
     func aFailedOrExpiredCheckoutMakesWayForANewOneAndALatePaymentStillCounts(backend: TestBackend) async throws {
         try await Self.withStripe(backend) { client, runtime, stripe, stripeURL in

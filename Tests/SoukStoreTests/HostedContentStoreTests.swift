@@ -109,7 +109,7 @@ import ZIPFoundation
             #expect(imported.count >= 1)
             #expect(Set(imported.map(\.sha256)).count == 1)
             #expect(try await store.versions(app: Self.app, productId: "reader.book.1").count == 1)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.blobs.root + "/tmp").isEmpty)
+            #expect(try leftWorkFiles(in: fixture.blobs.root + "/tmp").isEmpty)
         }
     }
 
@@ -198,8 +198,8 @@ import ZIPFoundation
             #expect(!FileManager.default.fileExists(atPath: base + "/evil.txt"))
             #expect(try await store.list(app: Self.app).isEmpty)
             #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.blobs.root + "/sha256").isEmpty)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.blobs.root + "/tmp").isEmpty)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: base + "/work").isEmpty)
+            #expect(try leftWorkFiles(in: fixture.blobs.root + "/tmp").isEmpty)
+            #expect(try leftWorkFiles(in: base + "/work").isEmpty)
         }
     }
 }

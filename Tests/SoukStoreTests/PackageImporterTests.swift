@@ -75,7 +75,7 @@ import Testing
             #expect(error?.problem.contains("chunk 1") == true)
             #expect(try await AppVersionModel.query(on: store.database.db).count() == 0)
             #expect(try await PackageFileModel.query(on: store.database.db).count() == 0)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: store.blobs.root + "/tmp").isEmpty)
+            #expect(try leftWorkFiles(in: store.blobs.root + "/tmp").isEmpty)
             #expect(try FileManager.default.contentsOfDirectory(atPath: store.blobs.root + "/sha256").isEmpty)
         }
     }
@@ -134,7 +134,7 @@ import Testing
             let wrapped = store.folder.path + "/wrapped.zip"
             try Self.zip(folder: second, to: wrapped)
             if case .imported = try await store.importer.importPackage(at: wrapped) {} else { Issue.record("wrapped zip not imported") }
-            #expect(try FileManager.default.contentsOfDirectory(atPath: store.folder.path + "/tmp").isEmpty)
+            #expect(try leftWorkFiles(in: store.folder.path + "/tmp").isEmpty)
         }
     }
 

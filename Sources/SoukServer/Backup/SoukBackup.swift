@@ -27,6 +27,8 @@ public struct SoukBackup: Sendable {
         public var blobs: Int
         public var blobBytes: Int64
         public var keyFiles: [String]
+        /// `s3` when the blobs live in the object store and are not in the backup (nil: they are).
+        public var blobStore: String?
     }
 
     let config: SoukConfig
@@ -54,11 +56,14 @@ public struct SoukBackup: Sendable {
         case .sqliteInMemory:
             throw CommandProblem("an in-memory database cannot be backed up")
         }
-        let (blobs, bytes) = try await BlockingWork.run { [config] in
+        // With an object store, the blobs are the bucket's (its versioning or replication backs them
+        // up); the data folder holds only a cache of them.
+        let (blobs, bytes) = config.objectStore != nil ? (0, 0) : try await BlockingWork.run { [config] in
             try Self.copyBlobs(from: config.blobsDir, to: destination + "/blobs", verify: false)
         }
         let keyFiles = try await BlockingWork.run { [config] in try Self.copyKeys(from: config.keysDir, to: destination + "/keys") }
-        let manifest = Manifest(format: Self.format, createdAt: Date(), database: kind, blobs: blobs, blobBytes: bytes, keyFiles: keyFiles)
+        let manifest = Manifest(format: Self.format, createdAt: Date(), database: kind, blobs: blobs, blobBytes: bytes, keyFiles: keyFiles,
+                                blobStore: config.objectStore != nil ? "s3" : nil)
         try Self.write(manifest, to: destination + "/" + Self.manifestFile)
         return manifest
     }
@@ -87,6 +92,9 @@ public struct SoukBackup: Sendable {
             throw CommandProblem(manifest.database == "postgres"
                 ? "this backup holds a PostgreSQL database: restore it with SOUK_DATABASE_URL naming an empty PostgreSQL database"
                 : "this backup holds a SQLite database: restore it without SOUK_DATABASE_URL, into an empty data folder")
+        }
+        if manifest.blobStore == "s3", config.objectStore == nil {
+            throw CommandProblem("this backup's blobs are in an object store: restore it with blobStore s3 and the same bucket (SOUK_BLOB_STORE=s3, SOUK_S3_…)")
         }
         try await refuseNonEmptyTarget()
 

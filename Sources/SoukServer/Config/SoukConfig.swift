@@ -45,6 +45,8 @@ public struct SoukConfig: Sendable {
     public var downloadsVia: DownloadsVia = .souk
     /// nginx's `internal` location serving `<dataDir>/blobs/`, with `downloadsVia = nginx`.
     public var xAccelPrefix = "/_souk_blobs/"
+    /// Blobs in an S3-compatible object store instead of only the data folder (`blobStore = s3`).
+    public var objectStore: S3ObjectStore.Settings?
 
     public enum DownloadsVia: String, Sendable, Equatable {
         /// Souk streams the bytes itself.
@@ -159,6 +161,12 @@ public struct SoukConfig: Sendable {
         ("maxBodyBytes", "SOUK_MAX_BODY_BYTES", "-", "largest request body Souk reads, answered 413 beyond; console uploads have their own limits (default 1048576)"),
         ("downloadsVia", "SOUK_DOWNLOADS_VIA", "-", "souk (default: Souk sends package and content bytes) or nginx (X-Accel-Redirect to xAccelPrefix; docs/deploy.md)"),
         ("xAccelPrefix", "SOUK_X_ACCEL_PREFIX", "-", "nginx internal location serving <dataDir>/blobs/, with downloadsVia nginx (default /_souk_blobs/)"),
+        ("blobStore", "SOUK_BLOB_STORE", "-", "filesystem (default: blobs in <dataDir>/blobs) or s3 (an S3-compatible object store; downloads by presigned redirect)"),
+        ("s3Endpoint", "SOUK_S3_ENDPOINT", "-", "the object store's scheme and host, path-style (such as https://s3.eu-west-1.amazonaws.com), with blobStore s3"),
+        ("s3Bucket", "SOUK_S3_BUCKET", "-", "the bucket, created by the operator, with blobStore s3"),
+        ("s3Region", "SOUK_S3_REGION", "-", "the region signatures name (default us-east-1)"),
+        ("s3AccessKeyId", "SOUK_S3_ACCESS_KEY_ID", "-", "the access key id, with blobStore s3"),
+        ("s3SecretAccessKey", "SOUK_S3_SECRET_ACCESS_KEY", "-", "the secret access key, with blobStore s3; never printed"),
         ("commerceProviderName", "SOUK_COMMERCE_PROVIDER_NAME", "-", "payment provider name in the product feed's type.value (default souk)"),
         ("appleRootCertificates", "SOUK_APPLE_ROOT_CERTIFICATES", "-", "comma-separated DER certificate paths trusted in addition to the built-in Apple Root CA - G3"),
         ("transferPolicy", "SOUK_TRANSFER_POLICY", "-", "a purchase another account owns: transfer (default), transfer-if-inactive or keep"),
@@ -205,7 +213,8 @@ public struct SoukConfig: Sendable {
                 environmentVariables: Dictionary(uniqueKeysWithValues: environment.compactMap { key, value in
                     key.hasPrefix("SOUK_") ? (String(key.dropFirst(5)), value) : nil
                 }),
-                secretsSpecifier: .specific(["DATABASE_URL", "ASC_WEBHOOK_SECRET", "LICENSE_SIDECAR_TOKEN", "METRICS_TOKEN"])
+                secretsSpecifier: .specific(["DATABASE_URL", "ASC_WEBHOOK_SECRET", "LICENSE_SIDECAR_TOKEN", "METRICS_TOKEN",
+                                             "S3_SECRET_ACCESS_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"])
             ),
         ]
         if let path = configFile ?? environment["SOUK_CONFIG"] {
@@ -329,6 +338,7 @@ public struct SoukConfig: Sendable {
             }
             config.xAccelPrefix = prefix
         }
+        config.objectStore = try await reader.objectStore()
         if let name = try await reader.string("commerceProviderName") {
             guard !name.isEmpty, name.count <= 100 else { throw reader.error("commerceProviderName", name, "must be 1 to 100 characters") }
             config.commerce.providerName = name
@@ -456,6 +466,31 @@ private struct Settings {
         if commerce.paymentProcessor == "stripe", commerce.stripeSecretKey == nil {
             throw error("stripeSecretKey", "(missing)", "is required when paymentProcessor is stripe")
         }
+    }
+
+    /// `blobStore` and the `s3…` settings: nil for the file system.
+    func objectStore() async throws -> S3ObjectStore.Settings? {
+        let kind = try await string("blobStore") ?? "filesystem"
+        guard kind == "s3" else {
+            guard kind == "filesystem" else { throw error("blobStore", kind, "must be filesystem or s3") }
+            return nil
+        }
+        guard let endpoint = try await httpURL("s3Endpoint") else { throw error("s3Endpoint", "(missing)", "is required when blobStore is s3") }
+        guard let bucket = try await string("s3Bucket") else { throw error("s3Bucket", "(missing)", "is required when blobStore is s3") }
+        guard (3...63).contains(bucket.count), bucket.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-" || $0 == ".") }) else {
+            throw error("s3Bucket", bucket, "must be an S3 bucket name: 3 to 63 lower-case letters, digits, dots and hyphens")
+        }
+        let region = try await string("s3Region") ?? "us-east-1"
+        guard !region.isEmpty, region.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else {
+            throw error("s3Region", region, "must be a region name such as eu-west-1")
+        }
+        guard let keyId = try await string("s3AccessKeyId"), !keyId.isEmpty else {
+            throw error("s3AccessKeyId", "(missing)", "is required when blobStore is s3")
+        }
+        guard let secret = try await string("s3SecretAccessKey"), !secret.isEmpty else {
+            throw error("s3SecretAccessKey", "(missing)", "is required when blobStore is s3")
+        }
+        return S3ObjectStore.Settings(endpoint: endpoint, bucket: bucket, region: region, accessKeyId: keyId, secretAccessKey: secret)
     }
 
     func error(_ key: String, _ value: String, _ reason: String) -> ConfigError {

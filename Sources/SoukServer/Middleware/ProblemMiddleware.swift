@@ -12,12 +12,16 @@ public struct Problem: HTTPResponseError, Sendable {
     public var type: String
     /// Where to pay (a `402`'s extension member).
     public var purchaseURL: String?
+    /// The `WWW-Authenticate` challenge of a `401` (RFC 9110 §11.6.1 requires one).
+    public var challenge: String?
 
-    public init(_ status: HTTPResponse.Status, _ detail: String, type: String = "about:blank", purchaseURL: String? = nil) {
+    public init(_ status: HTTPResponse.Status, _ detail: String, type: String = "about:blank", purchaseURL: String? = nil,
+                challenge: String? = nil) {
         self.status = status
         self.detail = detail
         self.type = type
         self.purchaseURL = purchaseURL
+        self.challenge = challenge
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -46,6 +50,12 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                                  request: request, id: context.id)
         } catch let error as any HTTPResponseError {
             return try error.response(from: request, context: context)
+        } catch let error as ObjectStoreUnavailable {
+            context.logger.error("object store unavailable", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            var response = Self.response(Problem(.serviceUnavailable, "The service is briefly unavailable. Try again shortly."),
+                                         request: request, id: context.id)
+            response.headers[.retryAfter] = "5"
+            return response
         } catch let error where DatabaseUnavailable.matches(error) {
             // An outage is never a verdict: the client is told to come back, not that a thing is gone.
             context.logger.error("database unavailable", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
@@ -66,6 +76,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                                   purchaseURL: problem.purchaseURL).encoded()
         var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
         headers[.contentLength] = String(data.count)
+        if let challenge = problem.challenge { headers[.wwwAuthenticate] = challenge }
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data))
         return Response(status: problem.status, headers: headers, body: body)
     }

@@ -13,15 +13,21 @@ import Darwin
 /// A blob is written to `<root>/tmp/`, hashed and flushed while it is copied, and only then renamed
 /// into place (an atomic step on one file system), so a reader never sees a half-written blob and a
 /// crash leaves at most a stray file in `tmp/`.
+///
+/// With an object store (`blobStore = s3`), the local folder is a staging area and cache: `publish`
+/// uploads a committed blob before any row names it, and `localPath` fetches one this machine has
+/// not seen. Downloads then go from the store by presigned URL (`DownloadDelivery`).
 public struct BlobStore: Sendable {
     public let root: String
+    public let remote: S3ObjectStore?
     static let copyChunk = 1 << 20
     /// Blob folders are world-readable like the blobs (0644), whatever the process's umask: nginx's
     /// workers, another user, serve them with `downloadsVia = nginx` (docs/deploy.md).
     static var folderAttributes: [FileAttributeKey: Any] { [.posixPermissions: 0o755] }
 
-    public init(root: String) throws {
+    public init(root: String, remote: S3ObjectStore? = nil) throws {
         self.root = root
+        self.remote = remote
         for folder in [root, root + "/sha256", root + "/tmp"] {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: Self.folderAttributes)
         }
@@ -36,6 +42,40 @@ public struct BlobStore: Sendable {
     public static func relativePath(for sha256: String) -> String {
         precondition(Digest.isSHA256Hex(sha256), "blob names are SHA-256 hex digests")
         return "sha256/\(sha256.prefix(2))/\(sha256)"
+    }
+
+    /// Makes a committed blob available to every process: with an object store, uploads it unless
+    /// it is there already. Call it after `commit` and before the rows that name the blob are written.
+    public func publish(_ sha256: String) async throws {
+        guard let remote else { return }
+        let key = Self.relativePath(for: sha256)
+        if try await remote.exists(key) { return }
+        let path = path(for: sha256)
+        let size = ((try FileManager.default.attributesOfItem(atPath: path))[.size] as? NSNumber)?.int64Value ?? 0
+        try await remote.put(fileAt: path, key: key, sha256: sha256, size: size)
+    }
+
+    /// The blob's local file, fetched from the object store first when this machine has no copy.
+    public func localPath(for sha256: String) async throws -> String {
+        let path = path(for: sha256)
+        guard let remote, !FileManager.default.fileExists(atPath: path) else { return path }
+        let temporary = WorkOwner.name(in: root + "/tmp")
+        try await remote.get(Self.relativePath(for: sha256), to: temporary)
+        let staged = Staged(temporaryPath: temporary, sha256: sha256, size: 0, chunkDigests: [])
+        guard try await BlockingWork.run({ try Self.digest(ofFileAt: temporary) }) == sha256 else {
+            discard(staged)
+            throw ObjectStoreUnavailable("the object store's copy of \(sha256) does not match its digest")
+        }
+        try commit(staged)
+        return path
+    }
+
+    static func digest(ofFileAt path: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw BlobError.unreadable(path) }
+        defer { try? handle.close() }
+        var hash = SHA256()
+        while let chunk = try handle.read(upToCount: copyChunk), !chunk.isEmpty { hash.update(data: chunk) }
+        return Digest.hex(hash.finalize())
     }
 
     public func contains(_ sha256: String) -> Bool {

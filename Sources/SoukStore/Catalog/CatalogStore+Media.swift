@@ -39,6 +39,8 @@ extension CatalogStore {
                 }
             }
         }
+        let images = [storedIcon].compactMap { $0 } + storedScreenshots.values.joined()
+        for digest in images.flatMap({ [$0.sha256] + $0.variants.map(\.sha256) }) { try await blobs.publish(digest) }
         for _ in 0..<5 {
             let app = try await app(appleItemId: appleItemId)
             var media = app.media ?? AppMedia()

@@ -125,6 +125,7 @@ public struct CatalogStore: Sendable {
             throw CatalogError.invalid("icon \(path) is larger than \(Self.maxIconBytes) bytes")
         }
         try blobs.commit(staged)
+        try await blobs.publish(staged.sha256)
         app.iconSHA256 = staged.sha256
         try await app.save(on: database.db)
         return app

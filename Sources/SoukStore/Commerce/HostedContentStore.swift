@@ -99,6 +99,7 @@ public struct HostedContentStore: Sendable {
         }
         if let existing { return try Self.same(existing, staged, blobs: blobs) }
         try await blocking { try blobs.commit(staged) }
+        try await blobs.publish(staged.sha256)
         // Whole seconds: what `Last-Modified` can say, and what every database keeps exactly.
         let createdAt = Date(timeIntervalSince1970: now().timeIntervalSince1970.rounded(.down))
         let row = HostedContent(id: UUID(), app: app, productId: product.id, contentVersion: info.contentVersion, size: staged.size,

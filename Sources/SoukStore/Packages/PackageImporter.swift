@@ -91,6 +91,8 @@ public struct PackageImporter: Sendable {
             return staged
         }
 
+        // With an object store, every file is there before any row names it.
+        for (blob, _, _) in files { try await blobs.publish(blob.sha256) }
         let version = AppVersionModel(appID: appID, manifest: manifest, manifestSHA256: manifestStaged.sha256,
                                       releaseDate: releaseDate ?? now())
         do {

@@ -107,47 +107,54 @@ struct CheckoutController<Context: RequestContext> {
         let orders = checkout.orders
         let plans = MarketplaceSubscriptionStore(purchases: checkout.runtime.purchases)
         var outcome = "ignored"
-        switch event.type {
-        case "checkout.session.completed", "checkout.session.async_payment_succeeded":
-            outcome = try await paid(try event.checkoutSession(), orders: orders, plans: plans)
-        case "checkout.session.async_payment_failed":
-            outcome = try await closed(try event.checkoutSession(), as: .failed, orders: orders, plans: plans)
-        case "checkout.session.expired":
-            outcome = try await closed(try event.checkoutSession(), as: .cancelled, orders: orders, plans: plans)
-        case "invoice.paid":
-            let invoice = try event.invoice()
-            if let subscription = invoice.subscription,
-               try await plans.apply(.invoicePaid(stripeSubscription: subscription,
-                                                  soukSubscription: invoice.subscriptionMetadata["souk_subscription"].flatMap(UUID.init(uuidString:)),
-                                                  invoice: invoice.id, paymentIntent: invoice.paymentIntent, amount: invoice.amountPaid,
-                                                  currency: invoice.currency ?? "usd", periodEnd: invoice.periodEnd,
-                                                  renewal: invoice.billingReason == "subscription_cycle")) {
-                outcome = "paid until \(invoice.periodEnd.map(RFC3339.format) ?? "-")"
+        // A signed event whose object Souk cannot read is refused (400) rather than failing (500):
+        // Stripe would retry a 500 for days, and the same bytes would fail the same way.
+        do {
+            switch event.type {
+            case "checkout.session.completed", "checkout.session.async_payment_succeeded":
+                outcome = try await paid(try event.checkoutSession(), orders: orders, plans: plans)
+            case "checkout.session.async_payment_failed":
+                outcome = try await closed(try event.checkoutSession(), as: .failed, orders: orders, plans: plans)
+            case "checkout.session.expired":
+                outcome = try await closed(try event.checkoutSession(), as: .cancelled, orders: orders, plans: plans)
+            case "invoice.paid":
+                let invoice = try event.invoice()
+                if let subscription = invoice.subscription,
+                   try await plans.apply(.invoicePaid(stripeSubscription: subscription,
+                                                      soukSubscription: invoice.subscriptionMetadata["souk_subscription"].flatMap(UUID.init(uuidString:)),
+                                                      invoice: invoice.id, paymentIntent: invoice.paymentIntent, amount: invoice.amountPaid,
+                                                      currency: invoice.currency ?? "usd", periodEnd: invoice.periodEnd,
+                                                      renewal: invoice.billingReason == "subscription_cycle")) {
+                    outcome = "paid until \(invoice.periodEnd.map(RFC3339.format) ?? "-")"
+                }
+            case "invoice.payment_failed":
+                if let subscription = try event.invoice().subscription, try await plans.apply(.paymentFailed(stripeSubscription: subscription)) {
+                    outcome = "billing retry"
+                }
+            case "customer.subscription.updated":
+                let subscription = try event.subscription()
+                let ended = ["canceled", "unpaid", "incomplete_expired"].contains(subscription.status)
+                if try await plans.apply(.updated(stripeSubscription: subscription.id, cancelAtPeriodEnd: subscription.cancelAtPeriodEnd, ended: ended)) {
+                    outcome = "updated"
+                }
+            case "customer.subscription.deleted":
+                if try await plans.apply(.deleted(stripeSubscription: try event.subscription().id)) { outcome = "ended" }
+            case "charge.refunded":
+                let charge = try event.charge()
+                // `amount_refunded` is the total so far; `refunded` says whether that is the whole charge.
+                if let paymentIntent = charge.paymentIntent,
+                   let order = try await orders.refund(processor: "stripe", paymentRef: paymentIntent, amount: charge.amountRefunded, full: charge.refunded) {
+                    outcome = order.status == .refunded ? "refunded" : "partly refunded"
+                } else if try await plans.apply(.refunded(invoice: charge.invoice, paymentIntent: charge.paymentIntent, amount: charge.amountRefunded,
+                                                          full: charge.refunded)) {
+                    outcome = charge.refunded ? "plan refunded" : "plan partly refunded"
+                }
+            default:
+                break
             }
-        case "invoice.payment_failed":
-            if let subscription = try event.invoice().subscription, try await plans.apply(.paymentFailed(stripeSubscription: subscription)) {
-                outcome = "billing retry"
-            }
-        case "customer.subscription.updated":
-            let subscription = try event.subscription()
-            let ended = ["canceled", "unpaid", "incomplete_expired"].contains(subscription.status)
-            if try await plans.apply(.updated(stripeSubscription: subscription.id, cancelAtPeriodEnd: subscription.cancelAtPeriodEnd, ended: ended)) {
-                outcome = "updated"
-            }
-        case "customer.subscription.deleted":
-            if try await plans.apply(.deleted(stripeSubscription: try event.subscription().id)) { outcome = "ended" }
-        case "charge.refunded":
-            let charge = try event.charge()
-            // `amount_refunded` is the total so far; `refunded` says whether that is the whole charge.
-            if let paymentIntent = charge.paymentIntent,
-               let order = try await orders.refund(processor: "stripe", paymentRef: paymentIntent, amount: charge.amountRefunded, full: charge.refunded) {
-                outcome = order.status == .refunded ? "refunded" : "partly refunded"
-            } else if try await plans.apply(.refunded(invoice: charge.invoice, paymentIntent: charge.paymentIntent, amount: charge.amountRefunded,
-                                                      full: charge.refunded)) {
-                outcome = charge.refunded ? "plan refunded" : "plan partly refunded"
-            }
-        default:
-            break
+        } catch let error as JSONPathError {
+            context.logger.warning("Stripe webhook unreadable", metadata: ["event": "\(event.id)", "type": "\(event.type)", "reason": "\(error)"])
+            throw Problem(.badRequest, "The \(event.type) event cannot be read: \(error)")
         }
         context.logger.info("Stripe webhook", metadata: ["event": "\(event.id)", "type": "\(event.type)", "outcome": "\(outcome)"])
         return .json(["received": true], cacheControl: "no-store")

@@ -99,9 +99,11 @@ struct HostedContentController<Context: RequestContext> {
     private func zip(_ content: HostedContent, request: Request, context: Context) async throws -> Response {
         let file = BlobFile(path: self.content.path(of: content), sha256: content.sha256, size: content.size,
                             lastModified: Int64(content.createdAt.timeIntervalSince1970), contentType: "application/zip")
-        var response = try await file.response(to: request, context: context, fileIO: fileIO, delivery: delivery, cacheControl: Self.cacheControl)
+        let disposition = "attachment; filename=\"\(content.productId)-\(content.contentVersion.text).zip\""
+        var response = try await file.response(to: request, context: context, fileIO: fileIO, delivery: delivery,
+                                               contentDisposition: disposition, cacheControl: Self.cacheControl)
         response.headers[.vary] = "Authorization"
-        response.headers[.contentDisposition] = "attachment; filename=\"\(content.productId)-\(content.contentVersion.text).zip\""
+        if response.status != .found { response.headers[.contentDisposition] = disposition }
         return response
     }
 
@@ -142,10 +144,12 @@ struct BlobFile: Sendable {
     static var chunkSize: Int { 128 * 1024 }
 
     func response(to request: Request, context: some RequestContext, fileIO: FileIO, delivery: DownloadDelivery,
-                  cacheControl: String) async throws -> Response {
+                  contentDisposition: String? = nil, cacheControl: String) async throws -> Response {
         let answer = try FileAnswer(request, size: size, etag: "\"\(sha256)\"", lastModified: lastModified, contentType: contentType,
                                     cacheControl: cacheControl)
-        if let handOff = delivery.handOff(answer, sha256: sha256) { return handOff }
+        if let handOff = delivery.handOff(answer, sha256: sha256, method: request.method, contentDisposition: contentDisposition) {
+            return handOff
+        }
         guard answer.status != .notModified, request.method == .get, let range = answer.range else { return answer.bodiless }
         let (status, headers, length) = (answer.status, answer.headers, answer.length)
         let source = try await fileIO.loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context,

@@ -34,6 +34,8 @@ struct StoreNotificationController<Context: RequestContext> {
     let ring: @Sendable () -> Void
     /// Apple's and Pub/Sub's bodies are a few kilobytes; this leaves ample room.
     static var maxBody: Int { 512 * 1024 }
+    /// Google's push carries an OIDC token (`Authorization: Bearer`) and the push URL's own `token`.
+    static var pushChallenge: String { #"Bearer realm="google-rtdn""# }
 
     func addRoutes(to router: Router<Context>) {
         router.post("commerce/:app/apple/notifications") { request, context in try await apple(request, context) }
@@ -63,7 +65,8 @@ struct StoreNotificationController<Context: RequestContext> {
                 throw Problem(.forbidden, "The notification is not for app \(app) as configured (\(failure.reason.rawValue)); "
                               + "check stores.apple.bundleId and appAppleId.")
             default:
-                throw Problem(.unauthorized, "The notification's signature is not Apple's (\(failure.reason.rawValue)).")
+                throw Problem(.unauthorized, "The notification's signature is not Apple's (\(failure.reason.rawValue)).",
+                              challenge: #"JWS realm="app-store-server-notifications""#)
             }
         }
         guard let uuid = payload.notificationUUID, !uuid.isEmpty, let type = payload.rawNotificationType, let signedDate = payload.signedDate else {
@@ -86,18 +89,18 @@ struct StoreNotificationController<Context: RequestContext> {
         let google = try await settings(app)?.googlePlay
         guard let expected = try? google?.rtdnToken?.resolve() else {
             context.logger.error("Google RTDN push refused: stores.googlePlay.rtdnToken is not configured or cannot be read", metadata: ["app": "\(app)"])
-            throw Problem(.unauthorized, "Real-time developer notifications are not configured for app \(app).")
+            throw Problem(.unauthorized, "Real-time developer notifications are not configured for app \(app).", challenge: Self.pushChallenge)
         }
         let given = request.uri.queryParameters["token"].map(String.init) ?? ""
         guard Self.constantTimeEqual(given, expected) else {
             context.logger.warning("Google RTDN push refused: wrong or missing token", metadata: ["app": "\(app)"])
-            throw Problem(.unauthorized, "The push URL's token is missing or wrong.")
+            throw Problem(.unauthorized, "The push URL's token is missing or wrong.", challenge: Self.pushChallenge)
         }
         if let audience = google?.pushAudience {
             let bearer = request.headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
             guard let pushToken, await pushToken(bearer, audience, google?.pushServiceAccountEmail) else {
                 context.logger.warning("Google RTDN push refused: the push JWT did not verify", metadata: ["app": "\(app)"])
-                throw Problem(.unauthorized, "The push's Authorization token is missing or not valid for the configured audience.")
+                throw Problem(.unauthorized, "The push's Authorization token is missing or not valid for the configured audience.", challenge: Self.pushChallenge)
             }
         }
         let body = String(buffer: try await request.collectBody(upTo: Self.maxBody))

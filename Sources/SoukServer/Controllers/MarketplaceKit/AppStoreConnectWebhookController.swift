@@ -30,7 +30,8 @@ struct AppStoreConnectWebhookController<Context: RequestContext> {
         let bytes = Array(buffer: body)
         guard WebhookSignature.isValid(request.headers[HTTPField.Name("x-apple-signature")!], body: bytes, secret: secret) else {
             context.logger.warning("App Store Connect webhook refused: bad signature")
-            throw Problem(.unauthorized, "The x-apple-signature header is missing or does not match the body.")
+            throw Problem(.unauthorized, "The x-apple-signature header is missing or does not match the body.",
+                          challenge: #"HMAC-SHA256 realm="app-store-connect", header="x-apple-signature""#)
         }
         let event: AppStoreConnectEvent
         do {

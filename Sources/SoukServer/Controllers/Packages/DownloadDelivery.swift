@@ -11,8 +11,18 @@ enum DownloadDelivery: Sendable {
     case souk
     /// `X-Accel-Redirect: <prefix><path under the blob folder>`, with an empty body.
     case nginx(prefix: String)
+    /// `302` to a presigned `GET` at the object store (`blobStore = s3`), living `seconds`.
+    case objectStore(S3ObjectStore, seconds: Int)
 
-    init(_ config: SoukConfig) {
+    /// How long a presigned download URL lives: long enough to start a download (the store checks
+    /// it only then), short enough that a leaked one soon stops working. At most an hour.
+    static let presignedSeconds = 900
+
+    init(_ config: SoukConfig, blobs: BlobStore) {
+        if let remote = blobs.remote {
+            self = .objectStore(remote, seconds: Self.presignedSeconds)
+            return
+        }
         switch config.downloadsVia {
         case .souk: self = .souk
         case .nginx: self = .nginx(prefix: config.xAccelPrefix)
@@ -25,8 +35,23 @@ enum DownloadDelivery: Sendable {
     /// nginx keeps `Content-Type`, `Cache-Control` and `Content-Disposition` from this answer and
     /// works out `Content-Length`, `Content-Range` and `206`/`416` from the file; the internal
     /// location adds Souk's `ETag` back (deploy/nginx/souk.conf), so `If-Range` still matches it.
-    func handOff(_ answer: FileAnswer, sha256: String) -> Response? {
-        guard case .nginx(let prefix) = self, answer.status != .notModified else { return nil }
+    func handOff(_ answer: FileAnswer, sha256: String, method: HTTPRequest.Method, contentDisposition: String? = nil) -> Response? {
+        guard answer.status != .notModified else { return nil }
+        switch self {
+        case .souk:
+            return nil
+        case .objectStore(let store, let seconds):
+            // A presigned URL is for one method: Souk answers `HEAD` itself, from what it knows.
+            guard method == .get else { return nil }
+            let location = store.presignedGET(BlobStore.relativePath(for: sha256), seconds: seconds,
+                                              contentType: answer.headers[.contentType], contentDisposition: contentDisposition)
+            return Response(status: .found, headers: [.location: location, .cacheControl: "private, no-store"])
+        case .nginx(let prefix):
+            return Self.xAccel(answer, sha256: sha256, prefix: prefix)
+        }
+    }
+
+    private static func xAccel(_ answer: FileAnswer, sha256: String, prefix: String) -> Response {
         var headers = answer.headers
         headers[.contentLength] = nil
         headers[.contentRange] = nil

@@ -57,7 +57,7 @@ struct PackageHostingController<Context: RequestContext> {
         }
         let answer = try FileAnswer(request, size: file.size, etag: "\"\(file.blobSHA256)\"", lastModified: file.lastModified,
                                     contentType: file.contentType, cacheControl: "public, max-age=300")
-        if let handOff = delivery.handOff(answer, sha256: file.blobSHA256) { return handOff }
+        if let handOff = delivery.handOff(answer, sha256: file.blobSHA256, method: request.method) { return handOff }
         guard answer.status != .notModified, request.method == .get, let range = answer.range else { return answer.bodiless }
         let (status, headers, length) = (answer.status, answer.headers, answer.length)
         let counter = metrics.packageBytes

@@ -44,7 +44,7 @@ enum PNGBlob {
             headers[.contentType] = nil
             return Response(status: .notModified, headers: headers)
         }
-        let body = try await fileIO.loadFile(path: blobs.path(for: sha256), context: context)
+        let body = try await fileIO.loadFile(path: try await blobs.localPath(for: sha256), context: context)
         if request.method == .head {
             headers[.contentLength] = body.contentLength.map(String.init)
             return Response(status: .ok, headers: headers)
