@@ -128,4 +128,25 @@ import Testing
             await #expect(throws: ConfigError.self, "\(key)=\(value)") { try await SoukConfig.load(flags: [:], environment: [key: value]) }
         }
     }
+
+    @Test func theObjectStoreSettingsAreReadFromTheDocumentedNamesAndChecked() async throws {
+        #expect(try await SoukConfig.load(flags: [:], environment: [:]).objectStore == nil)
+        let environment = ["SOUK_BLOB_STORE": "s3", "SOUK_S3_ENDPOINT": "http://127.0.0.1:9000/", "SOUK_S3_BUCKET": "souk-blobs",
+                           "SOUK_S3_REGION": "eu-west-1", "SOUK_S3_ACCESS_KEY_ID": "AKID", "SOUK_S3_SECRET_ACCESS_KEY": "secret"]
+        let store = try #require(try await SoukConfig.load(flags: [:], environment: environment).objectStore)
+        #expect(store == S3ObjectStore.Settings(endpoint: "http://127.0.0.1:9000", bucket: "souk-blobs", region: "eu-west-1",
+                                                accessKeyId: "AKID", secretAccessKey: "secret"))
+        var defaults = environment
+        defaults["SOUK_S3_REGION"] = nil
+        #expect(try await SoukConfig.load(flags: [:], environment: defaults).objectStore?.region == "us-east-1")
+        for (key, value) in [("SOUK_BLOB_STORE", "gcs"), ("SOUK_S3_BUCKET", "Bad_Bucket"), ("SOUK_S3_ENDPOINT", "ftp://x"),
+                             ("SOUK_S3_SECRET_ACCESS_KEY", "")] {
+            var broken = environment
+            broken[key] = value
+            await #expect(throws: ConfigError.self, "\(key)=\(value)") { try await SoukConfig.load(flags: [:], environment: broken) }
+        }
+        var missing = environment
+        missing["SOUK_S3_ACCESS_KEY_ID"] = nil
+        await #expect(throws: ConfigError.self) { try await SoukConfig.load(flags: [:], environment: missing) }
+    }
 }

@@ -210,11 +210,9 @@ public struct SoukConfig: Sendable {
                 (AbsoluteConfigKey([$0.key]), ConfigValue(.string($0.value), isSecret: $0.key == "databaseUrl"))
             })),
             EnvironmentVariablesProvider(
-                environmentVariables: Dictionary(uniqueKeysWithValues: environment.compactMap { key, value in
-                    key.hasPrefix("SOUK_") ? (String(key.dropFirst(5)), value) : nil
-                }),
+                environmentVariables: Self.providerEnvironment(environment),
                 secretsSpecifier: .specific(["DATABASE_URL", "ASC_WEBHOOK_SECRET", "LICENSE_SIDECAR_TOKEN", "METRICS_TOKEN",
-                                             "S3_SECRET_ACCESS_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"])
+                                             "S3_SECRET_ACCESS_KEY", "S3SECRET_ACCESS_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"])
             ),
         ]
         if let path = configFile ?? environment["SOUK_CONFIG"] {
@@ -362,6 +360,35 @@ public struct SoukConfig: Sendable {
             config.signUpEnabled = value
         }
         return config
+    }
+
+    /// `SOUK_*` variables without their prefix, as the provider looks keys up: it spells `s3Endpoint`
+    /// `S3ENDPOINT` (no break after a digit), so each documented name that differs from its
+    /// spelling (`SOUK_S3_ENDPOINT`) is given under that spelling too.
+    static func providerEnvironment(_ environment: [String: String]) -> [String: String] {
+        var result = Dictionary(uniqueKeysWithValues: environment.compactMap { key, value in
+            key.hasPrefix("SOUK_") ? (String(key.dropFirst(5)), value) : nil
+        })
+        for entry in settings {
+            let spelled = providerSpelling(entry.key)
+            if let value = environment[entry.env], spelled != String(entry.env.dropFirst(5)), result[spelled] == nil {
+                result[spelled] = value
+            }
+        }
+        return result
+    }
+
+    /// How the environment provider spells a key: `_` between a lower-case letter and an upper-case
+    /// one, then all upper case.
+    static func providerSpelling(_ key: String) -> String {
+        var result = ""
+        var previous: Character?
+        for character in key {
+            if let previous, previous.isLowercase, character.isUppercase { result.append("_") }
+            result.append(character)
+            previous = character
+        }
+        return result.uppercased()
     }
 
     /// Paths inside the data folder.

@@ -33,7 +33,17 @@ public struct S3ObjectStore: Sendable {
     /// How long one call may take before it counts as an outage (an upload gets more, by size).
     static let timeout: TimeAmount = .seconds(30)
 
-    public init(settings: Settings, http: HTTPClient = .shared) {
+    /// The process's client for object stores (never shut down, like `HTTPClient.shared`). A refused
+    /// connection fails at once instead of being retried until the request's deadline (minutes, for
+    /// a large upload), and a store that stops sending for a minute counts as down: either way the
+    /// caller answers 503 promptly.
+    public static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5), read: .seconds(60)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    public init(settings: Settings, http: HTTPClient = S3ObjectStore.client) {
         self.settings = settings
         self.signer = AWSSignatureV4(accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey, region: settings.region)
         self.http = http

@@ -21,7 +21,8 @@ struct MediaController<Context: RequestContext> {
     @Sendable func image(_ request: Request, context: Context) async throws -> Response {
         let file = try context.parameters.require("file")
         let sha256 = String(file.dropLast(4))
-        guard file.hasSuffix(".png"), Digest.isSHA256Hex(sha256), try await isMedia(sha256), blobs.contains(sha256) else {
+        // With an object store, a blob this machine has not seen yet is fetched (`PNGBlob`).
+        guard file.hasSuffix(".png"), Digest.isSHA256Hex(sha256), try await isMedia(sha256), blobs.remote != nil || blobs.contains(sha256) else {
             throw Problem(.notFound, "No such image.")
         }
         return try await PNGBlob.response(sha256, cacheControl: "public, max-age=31536000, immutable", request: request, context: context,
