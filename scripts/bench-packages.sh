@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Package-download benchmark: a release `souk serve` beside nginx serving the same files, both
-# driven by wrk on loopback. Prints requests/s, Souk's share of nginx, and Souk's CPU time per
-# request (from /proc, steadier than requests/s on a shared 2-core machine).
+# driven by wrk on loopback, and a second `souk serve` with SOUK_DOWNLOADS_VIA=nginx behind nginx
+# (X-Accel-Redirect to an internal location over the blob folder, as deploy/nginx/souk.conf does).
+# Prints requests/s of each, each one's share of nginx alone, and Souk's CPU time per request
+# (from /proc, steadier than requests/s on a shared 2-core machine).
 #
 #   scripts/bench-packages.sh            # 10 s per case; DURATION=30 CONNECTIONS=64 to change
 # Needs wrk and nginx (apt-get install wrk nginx-light). Bounded: every wrk run stops by itself.
@@ -27,9 +29,15 @@ VARIANT=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["varia
 
 PORT=$(free_port)
 NGINX_PORT=$(free_port)
+ACCEL_SOUK_PORT=$(free_port)
+ACCEL_PORT=$(free_port)
 "$SOUK" serve --port "$PORT" >"$WORK/serve.log" 2>&1 &
 SOUK_PID=$!
 PIDS+=("$SOUK_PID")
+SOUK_DOWNLOADS_VIA=nginx "$SOUK" serve --port "$ACCEL_SOUK_PORT" >"$WORK/serve-accel.log" 2>&1 &
+ACCEL_PID=$!
+PIDS+=("$ACCEL_PID")
+chmod 755 "$WORK/data"
 
 mkdir -p "$WORK/www/packages/6500000001/9000000001"
 cp -r "$WORK/pkg/." "$WORK/www/packages/6500000001/9000000001/"
@@ -42,10 +50,31 @@ http {
   access_log off;
   sendfile on;
   server { listen 127.0.0.1:$NGINX_PORT; root $WORK/www; }
+  # Souk decides, nginx sends the bytes (the same locations as deploy/nginx/souk.conf).
+  upstream souk { server 127.0.0.1:$ACCEL_SOUK_PORT; keepalive 32; }
+  server {
+    listen 127.0.0.1:$ACCEL_PORT;
+    location / {
+      proxy_pass http://souk;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host \$host;
+    }
+    location /_souk_blobs/ {
+      internal;
+      alias $WORK/data/blobs/;
+      etag off;
+      if_modified_since off;
+      max_ranges 1;
+      add_header ETag \$upstream_http_etag always;
+      add_header Last-Modified \$upstream_http_last_modified always;
+    }
+  }
 }
 CONF
 nginx -c "$WORK/nginx.conf"
 wait_healthy "$PORT"
+wait_healthy "$ACCEL_SOUK_PORT"
 
 rps() { awk '/Requests\/sec/ {print $2}' <<<"$1"; }
 requests() { awk '/requests in/ {print $1}' <<<"$1"; }
@@ -62,26 +91,29 @@ for_server() {
   printf '%s' "$header"
 }
 
-printf '%-34s %12s %12s %8s %16s\n' "case" "souk req/s" "nginx req/s" "share" "souk CPU/request"
+printf '%-34s %11s %6s %16s %14s %6s %12s\n' "case" "souk req/s" "share" "souk CPU/req" "X-Accel req/s" "share" "nginx req/s"
 run_case() {
   local name="$1" path="$2" header="${3:-}"
   local args=(-t2 -c"$CONNECTIONS" -d"${DURATION}s")
-  local before after out nout
+  local before after out aout nout
   before=$(cpu_ticks "$SOUK_PID")
-  local souk_args=("${args[@]}") nginx_args=("${args[@]}")
+  local souk_args=("${args[@]}") accel_args=("${args[@]}") nginx_args=("${args[@]}")
   if [ -n "$header" ]; then
     souk_args+=(-H "$(for_server "$header" "$PORT" "$path")")
+    accel_args+=(-H "$(for_server "$header" "$ACCEL_PORT" "$path")")
     nginx_args+=(-H "$(for_server "$header" "$NGINX_PORT" "$path")")
   fi
   out=$(wrk "${souk_args[@]}" "http://127.0.0.1:$PORT$path")
   after=$(cpu_ticks "$SOUK_PID")
+  aout=$(wrk "${accel_args[@]}" "http://127.0.0.1:$ACCEL_PORT$path")
   nout=$(wrk "${nginx_args[@]}" "http://127.0.0.1:$NGINX_PORT$path")
-  local s n req cpu
+  local s a n req cpu
   # A benchmark of error pages measures nothing: refuse to report one.
-  if grep -q 'Non-2xx' <<<"$out$nout"; then echo "$name: non-2xx/3xx answers, check the setup" >&2; echo "$out" "$nout" >&2; exit 1; fi
-  s=$(rps "$out"); n=$(rps "$nout"); req=$(requests "$out")
+  if grep -q 'Non-2xx' <<<"$out$aout$nout"; then echo "$name: non-2xx/3xx answers, check the setup" >&2; echo "$out" "$aout" "$nout" >&2; exit 1; fi
+  s=$(rps "$out"); a=$(rps "$aout"); n=$(rps "$nout"); req=$(requests "$out")
   cpu=$(python3 -c "print(f'{($after-$before)/$TICK/max($req,1)*1e6:.0f} µs')")
-  printf '%-34s %12s %12s %7s%% %16s\n' "$name" "$s" "$n" "$(python3 -c "print(round(100*$s/$n))")" "$cpu"
+  printf '%-34s %11s %5s%% %16s %14s %5s%% %12s\n' "$name" "$s" "$(python3 -c "print(round(100*$s/$n))")" "$cpu" \
+    "$a" "$(python3 -c "print(round(100*$a/$n))")" "$n"
 }
 B=/packages/6500000001/9000000001
 run_case "manifest.json (~3 KB)" "$B/manifest.json"

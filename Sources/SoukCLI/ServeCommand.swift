@@ -5,6 +5,7 @@ import NIOCore
 #if canImport(Glibc)
 import Glibc
 #endif
+import ServiceLifecycle
 import SoukServer
 
 /// `souk serve`: runs the HTTP server until SIGINT or SIGTERM.
@@ -78,7 +79,12 @@ struct ServeCommand: AsyncParsableCommand {
             fflush(nil)  // the URLs must show at once, also when stdout is a file or a pipe
         }
         do {
-            try await app.runService()
+            // Bounded: a request that never ends must not keep a stopping server alive for ever.
+            var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                          logger: runtime.logger)
+            configuration.maximumGracefulShutdownDuration = .seconds(30)
+            configuration.maximumCancellationDuration = .seconds(5)
+            try await ServiceGroup(configuration: configuration).run()
         } catch {
             await runtime.close()
             throw error

@@ -27,7 +27,7 @@ public struct AccountClosure: Sendable {
     /// Closes the account in one transaction; false when it was closed already.
     @discardableResult
     public func close(accountID: UUID) async throws -> Bool {
-        try await database.db.transaction { db in
+        try await database.transaction { db in
             let sql = db as! any SQLDatabase
             let changed = try await sql.raw("""
                 UPDATE accounts SET email = \(bind: Self.placeholderEmail(accountID)), password_hash = '!', disabled = \(bind: true)

@@ -228,7 +228,7 @@ public struct TokenStore: Sendable {
         let access = OpaqueToken.generate(.accessToken)
         let refresh = OpaqueToken.generate(.refreshToken)
         let issued = now()
-        try await database.db.transaction { db in
+        try await database.transaction { db in
             try await OAuthTokenModel(tokenHash: OpaqueToken.hash(access), kind: .access, accountID: accountID, clientId: clientId,
                                       scope: scope, familyId: familyId, codeId: codeId,
                                       expiresAt: issued + lifetimes.accessToken.timeInterval).create(on: db)

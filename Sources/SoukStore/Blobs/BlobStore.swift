@@ -134,8 +134,9 @@ public struct BlobStore: Sendable {
             try output.close()
         } catch {
             try? output.close()
+            let full = Self.isNearlyFull(root)  // before the partial copy is removed and frees its space
             try? FileManager.default.removeItem(atPath: temporary)
-            throw error
+            throw full ? BlobError.diskFull(root) : error
         }
         return Staged(temporaryPath: temporary, sha256: Digest.hex(whole.finalize()), size: size, chunkDigests: chunkDigests)
     }
@@ -171,6 +172,14 @@ public struct BlobStore: Sendable {
         try? FileManager.default.removeItem(atPath: staged.temporaryPath)
     }
 
+    /// Whether the file system holding `path` has less than 4 MiB left: a write that failed there
+    /// failed for want of space, not because of what was written.
+    static func isNearlyFull(_ path: String) -> Bool {
+        var stats = statvfs()
+        guard statvfs(path, &stats) == 0 else { return false }
+        return UInt64(stats.f_bavail) * UInt64(stats.f_frsize) < 4 << 20
+    }
+
     /// Flushes a directory entry, so a committed rename survives a power loss.
     private static func syncDirectory(_ path: String) {
         let descriptor = open(path, O_RDONLY)
@@ -184,11 +193,13 @@ public struct BlobStore: Sendable {
 public enum BlobError: Error, CustomStringConvertible {
     case unreadable(String)
     case unwritable(String)
+    case diskFull(String)
 
     public var description: String {
         switch self {
         case .unreadable(let path): "cannot read \(path)"
         case .unwritable(let path): "cannot write \(path)"
+        case .diskFull(let path): "the disk holding \(path) is full: nothing was imported; free some space and try again"
         }
     }
 }

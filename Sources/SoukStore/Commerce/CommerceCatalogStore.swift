@@ -31,7 +31,7 @@ public struct CommerceCatalogStore: Sendable {
         }
         let isPostgres = database.location.isPostgres
         let instant = now()
-        return try await database.db.transaction { db in
+        return try await database.transaction { db in
             if isPostgres {
                 // Two applies of one app take turns; the second sees what the first wrote.
                 try await (db as! any SQLDatabase)

@@ -141,7 +141,7 @@ public struct PurchaseStore: Sendable {
         let turn = isPostgres ? key : ""
         await Self.writers.acquire(turn)
         defer { Self.writers.release(turn) }
-        let result = try await database.db.transaction { db in
+        let result = try await database.transaction { db in
             let sql = db as! any SQLDatabase
             if isPostgres {
                 try await sql.raw("SELECT pg_advisory_xact_lock(\(bind: Self.advisoryLockClass), hashtext(\(bind: key)))").run()

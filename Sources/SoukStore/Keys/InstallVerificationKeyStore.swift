@@ -63,7 +63,7 @@ public struct InstallVerificationKeyStore: Sendable {
     /// identity's key id follows, in the same transaction.
     public func activate(owner: UInt64, kid: String, keyFile: String, publicKeyPEM: String, now: Date = Date()) async throws {
         try Self.validate(kid: kid)
-        try await database.db.transaction { db in
+        try await database.transaction { db in
             if try await InstallVerificationKeyModel.query(on: db).filter(\.$kid == kid).first() != nil {
                 throw CatalogError.duplicate("a signing key with key id \(kid) already exists")
             }
@@ -97,7 +97,7 @@ public struct InstallVerificationKeyStore: Sendable {
     /// Gives the current key of `owner` the key id App Store Connect assigned to it.
     public func rename(owner: UInt64, to kid: String) async throws {
         try Self.validate(kid: kid)
-        try await database.db.transaction { db in
+        try await database.transaction { db in
             guard let current = try await InstallVerificationKeyModel.query(on: db)
                 .filter(\.$ownerColumn == AppleIDColumn.store(owner)).filter(\.$retiredAt == nil).first() else {
                 throw CatalogError.notFound("no current signing key")

@@ -114,7 +114,7 @@ extension LicenseStore {
     /// `body` runs is atomic and writes are serialized by the database.
     func serialized<T: Sendable>(on key: String, _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         guard database.location.isPostgres else { return try await body(database.sql) }
-        return try await database.db.transaction { db in
+        return try await database.transaction { db in
             let sql = db as! any SQLDatabase
             try await sql.raw("SELECT pg_advisory_xact_lock(\(bind: Self.advisoryLockClass), hashtext(\(bind: key)))").run()
             return try await body(sql)

@@ -96,7 +96,7 @@ public struct PackageImporter: Sendable {
         let version = AppVersionModel(appID: appID, manifest: manifest, manifestSHA256: manifestStaged.sha256,
                                       releaseDate: releaseDate ?? now())
         do {
-            try await db.transaction { transaction in
+            try await database.transaction { transaction in
                 try await version.create(on: transaction)
                 let versionID = try version.requireID()
                 for (blob, path, publicId) in files {

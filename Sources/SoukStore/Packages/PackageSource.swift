@@ -100,6 +100,9 @@ struct PackageSource: Sendable {
                 do {
                     _ = try archive.extract(entry, to: URL(fileURLWithPath: "\(destination)/\(name)"))
                 } catch {
+                    if BlobStore.isNearlyFull(destination) {
+                        throw PackageError(entry.path, "cannot be extracted: the disk holding \(destination) is full. Nothing was imported; free some space and import again")
+                    }
                     throw PackageError(entry.path, "cannot be extracted: the zip archive is damaged")
                 }
             }
