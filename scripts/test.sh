@@ -6,7 +6,8 @@
 # fake Stripe (scripts/e2e-selling.sh), the outage check, two processes behind nginx
 # (scripts/e2e-cluster.sh), the OpenAPI document against real answers and schemathesis
 # (scripts/openapi-check.sh), blobs on an S3-compatible store (scripts/e2e-s3.sh, moto), kill -9,
-# PostgreSQL restarts and a full disk (scripts/fault-check.sh) and the real-browser
+# PostgreSQL restarts and a full disk (scripts/fault-check.sh), the load script on a small seed
+# (scripts/load.sh, SCALE=smoke) and the real-browser
 # tests (scripts/browser-tests.sh: Chromium and WebKit, skipped with a warning when not installed,
 # screenshots in test-output/browser/), the cross-check of Apple verdicts with Apple's own library
 # (scripts/apple-verdicts.sh, skipped with a warning without it), then every Swift test. No script leaves a process behind.
@@ -37,6 +38,7 @@ scripts/e2e-cluster.sh
 scripts/openapi-check.sh
 scripts/e2e-s3.sh
 scripts/fault-check.sh
+SCALE=smoke SOUK_BIN="$(swift build --show-bin-path)/souk" scripts/load.sh
 scripts/browser-tests.sh
 scripts/apple-verdicts.sh
 swift test --skip-build

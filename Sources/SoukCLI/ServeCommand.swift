@@ -51,6 +51,14 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         let config = runtime.config
+        // The catalog index is loaded before the port opens: at 100,000 apps that takes seconds, and a
+        // balancer that sees the port (or /health) would otherwise send update checks that wait for it.
+        do {
+            try await runtime.catalogIndex.refresh()
+        } catch {
+            await runtime.close()
+            throw error
+        }
         var warnings: [String] = []
         if (try? await runtime.catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId).appleItemId) == 0 {
             warnings.append("""

@@ -63,5 +63,7 @@ enum SoukMigrations {
         CreateAuditLog(),
         // 019: the dashboard's counts per day (issue 14)
         CreateDailyCounts(),
+        // 020: an app's versions by app (issue 15's load test)
+        AddAppVersionsAppIndex(),
     ]
 }

@@ -1,0 +1,14 @@
+-- scripts/load.sh: one license per install (`licenses`), for the same account, app, current
+-- version (8000000000 + i, as `souk bench seed-catalog` numbers them) and device, in one statement.
+-- Issued 0–28 days ago for 720 hours (a public app's term), so every one is live; ids are unique
+-- and below 2^63 (not random, unlike LicenseStore's: only the index's page order differs);
+-- device ids are 32 hex digits, as in the development issuer's requests.
+-- The primary key, the three licensing indexes and the foreign key to accounts stay in place.
+CREATE TEMP TABLE load_accounts AS SELECT id, (row_number() OVER (ORDER BY id) - 1)::bigint AS k FROM accounts;
+INSERT INTO licenses (license_id, account_id, apple_item_id, apple_version_id, device_id, issued_at, expires_at, renewals)
+SELECT (a.k * :per + j + 1) * 1000003 + 4242, a.id,
+       7000000000 + (a.k * 7919 + j * 10007) % :free, 8000000000 + (a.k * 7919 + j * 10007) % :free,
+       md5('load-device-' || a.k), now() - ((a.k + j) % 29) * interval '1 day',
+       now() - ((a.k + j) % 29) * interval '1 day' + interval '720 hours', (a.k + j) % 20
+FROM load_accounts a CROSS JOIN generate_series(0, :per - 1) AS j
+ORDER BY a.id, j;
