@@ -22,6 +22,7 @@ WORK=$(mktemp -d /tmp/souk-e2e-cluster.XXXXXX)
 chmod 755 "$WORK"   # PostgreSQL (as postgres) and nginx's workers (as www-data) reach the cluster's files through it
 NAME=e2e-cluster
 . scripts/serve-lib.sh
+. scripts/device-flows.sh
 export SOUK_CLUSTER_DIR="$WORK/cluster" SOUK_BIN="$SOUK"   # cluster.sh builds nothing
 trap 'scripts/cluster.sh stop >/dev/null 2>&1 || true; cleanup' EXIT
 # fail() of serve-lib.sh shows $WORK/*.log; the cluster's logs are one folder down.
@@ -84,61 +85,9 @@ grep -q "public URL   $NGINX\$" "$SOUK_CLUSTER_DIR/souk-1.log" || fail "souk 1's
 
 # 2. souk-device through nginx (as scripts/e2e-device.sh does against one process).
 "$SOUK" accounts create --email e2e@example.com --password 'e2e cluster password' >/dev/null
-link() { "$SOUK" links install --account e2e@example.com "$@" | grep -o 'marketplace-kit://[^ ]*' | head -1; }
-state="$WORK/device"
-out=$("$DEVICE" install --state "$state" "$(link --apple-item-id 6446000002)" 2>&1) || fail "install: $out"
-expect_in "installed 6446000002" "$out" "install from a link"
-expect_in "Install verification token OK" "$out" "token verified"
-grep -qx "dtype download" <<<"$out" || fail "first install: expected 'dtype download' in: $out"
+device_journey "$NGINX" "$WORK" 'e2e cluster password'
 encoded=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$NGINX/packages/")
 expect_in "alternativeDistributionPackage=$encoded" "$(link --apple-item-id 6446000002)" "the link's package URL is nginx's"
-out=$("$DEVICE" install --state "$WORK/second-device" "$(link --apple-item-id 6446000002)" 2>&1) || fail "second install: $out"
-grep -qx "dtype redownload" <<<"$out" || fail "second device: expected 'dtype redownload' in: $out"
-out=$("$DEVICE" install --verbose --state "$WORK/order-device" "$(link --apple-item-id 6446000001)" 2>&1) || fail "verbose install: $out"
-order=$(grep -oE '→ POST [^ ]*/(oauth/token|license|restore)|→ GET [^ ]*/variant/' <<<"$out" \
-  | sed -E 's#.*/(oauth/token|license|restore|variant/)$#\1#' | tr '\n' ' ')
-[ "$order" = "oauth/token license restore variant/ " ] || fail "install order: $order"
-
-out=$("$DEVICE" install --os 18.1 --state "$state" "$(link --apple-item-id 6446000003)" 2>&1) || fail "install of an account app: $out"
-if out=$("$DEVICE" restore --forget-tokens --state "$state" 2>&1); then fail "restore without credentials succeeded: $out"; fi
-expect_in "oauthTokenError" "$out" "restore without credentials"
-out=$("$DEVICE" restore --forget-tokens --email e2e@example.com --password 'e2e cluster password' --state "$state" 2>&1) || fail "restore: $out"
-expect_in "restored 6446000003" "$out" "restore after signing in again"
-
-"$SOUK" packages make-sample --apple-item-id 6446000002 --apple-version-id 8000000299 --bundle-id org.souk.demo.weather \
-  --short-version 9.9 --bundle-version 99 --min-os 17.0 --variant-size 300000 --out "$WORK/update" >/dev/null
-"$SOUK" packages import "$WORK/update" >/dev/null
-sleep 1.5   # every process sees catalog changes within a second
-out=$("$DEVICE" updates --os 18.1 --state "$state" 2>&1) || fail "updates: $out"
-expect_in "updated 6446000002 to 8000000299 9.9" "$out" "update after an import"
-out=$("$DEVICE" updates --os 18.1 --state "$state" 2>&1) || fail "second updates: $out"
-expect_in "Skipped" "$out" "polling interval honoured"
-
-"$SOUK" apps takedown --apple-item-id 6446000002 --reason e2e >/dev/null
-sleep 1.5
-out=$("$DEVICE" updates --force --os 18.1 --state "$state" 2>&1) || fail "updates after takedown: $out"
-expect_in "App Not Available: 6446000002" "$out" "takedown seen"
-out=$("$DEVICE" licenses renew --all --state "$state" 2>&1) || fail "renew: $out"
-expect_in "will stop launching" "$out" "ineligible license after takedown"
-
-# An interrupted download: half the variant on disk, resumed with Range (nginx answers it).
-manifest=$(curl -s "$NGINX/packages/6446000001/8000000102/manifest.json")
-read -r variant_path public_id half < <(python3 -c '
-import json, sys
-m = json.loads(sys.argv[1])
-v = next(v for v in m["variants"] if any(t["device"] == "iphone" for t in v["installTargets"]))
-print(v["assetPath"], v["publicId"], v["variantDetails"]["compressedSize"] // 2)' "$manifest")
-mkdir -p "$state/downloads"
-curl -s -r "0-$((half - 1))" -o "$state/downloads/$public_id.part" "$NGINX/packages/6446000001/8000000102/$variant_path"
-out=$("$DEVICE" install --verbose --state "$state" "$(link --apple-item-id 6446000001)" 2>&1) || fail "resumed install: $out"
-expect_in "Range: bytes=$half-" "$out" "download resumed with Range"
-expect_in "installed 6446000001" "$out" "resumed install completed"
-
-"$SOUK" apps reinstate --apple-item-id 6446000002 >/dev/null
-sleep 1.5
-out=$("$DEVICE" conform --strict "$NGINX" --public-app 6446000002 --gated-app 6446000003 --email e2e@example.com \
-  --password 'e2e cluster password' 2>&1) || fail "conform through nginx: $out"
-expect_in "0 failed, 0 skipped" "$out" "conformance through nginx"
 echo "$NAME: souk-device through nginx: install, redownload, §0 order, restore, update, takedown, resumed download, conform --strict"
 
 # 3. Purchases, catalog changes, background jobs, sessions, client addresses, X-Accel.

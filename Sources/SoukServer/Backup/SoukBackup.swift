@@ -1,4 +1,7 @@
 import Crypto
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import SoukCore
 import SoukStore
@@ -253,22 +256,12 @@ enum PostgresTool {
         guard let executable = locate(tool) else {
             throw CommandProblem("\(tool) is not installed (Debian: apt-get install postgresql-client, the server's major version or newer)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments + ["--dbname=\(components.string ?? url)"]
-        process.environment = environment
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let output = try await BlockingWork.run {
-            let data = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return data
-        }
-        guard process.terminationStatus == 0 else {
-            let message = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw CommandProblem("\(tool) failed (exit \(process.terminationStatus)): \(message.suffix(2000))")
+        let commandLine = arguments + ["--dbname=\(components.string ?? url)"]
+        let childEnvironment = environment
+        let (status, output) = try await BlockingWork.run { try ChildProcess.run(executable, commandLine, environment: childEnvironment) }
+        guard status == 0 else {
+            let message = output.trimmingCharacters(in: .whitespacesAndNewlines)
+            throw CommandProblem("\(tool) failed (exit \(status)): \(message.suffix(2000))")
         }
     }
 
@@ -276,5 +269,53 @@ enum PostgresTool {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         let candidates = path.split(separator: ":").map { "\($0)/\(tool)" } + ["/usr/bin/\(tool)"]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
+
+/// A program run to its end with `posix_spawn`: its exit status and what it wrote to stderr
+/// (stdout goes to /dev/null).
+///
+/// Not Foundation's `Process`: its `run()` crashed with a bad pointer in `memcpy` inside the
+/// test process (many threads, hundreds of descriptors), once in a full test run.
+enum ChildProcess {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> (Int32, String) {
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else { throw CommandProblem("cannot make a pipe (errno \(errno))") }
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }  // the child gets only its dup2'd copy
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 2)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        close(pipeEnds[1])
+        guard spawned == 0 else {
+            close(pipeEnds[0])
+            throw CommandProblem("cannot start \(executable) (error \(spawned))")
+        }
+        var output = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(pipeEnds[0], &buffer, buffer.count)
+            if count > 0 {
+                output += buffer[0..<count]
+            } else if count == 0 || errno != EINTR {
+                break
+            }
+        }
+        close(pipeEnds[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        // WIFEXITED / WEXITSTATUS, which Swift does not import; a signal counts as 128 + its number.
+        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (exit, String(decoding: output, as: UTF8.self))
     }
 }
