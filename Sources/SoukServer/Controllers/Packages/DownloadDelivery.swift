@@ -29,12 +29,13 @@ enum DownloadDelivery: Sendable {
         }
     }
 
-    /// The hand-off to nginx for a blob whose validators `answer` checked, or nil when Souk sends
-    /// the bytes itself (and for a `304`, which needs no bytes).
+    /// The hand-off for a blob whose validators `answer` checked, or nil when Souk answers itself
+    /// (`souk`; a `304`, which needs no bytes; a `HEAD` with an object store).
     ///
     /// nginx keeps `Content-Type`, `Cache-Control` and `Content-Disposition` from this answer and
     /// works out `Content-Length`, `Content-Range` and `206`/`416` from the file; the internal
     /// location adds Souk's `ETag` back (deploy/nginx/souk.conf), so `If-Range` still matches it.
+    /// An object store gets a presigned `GET` that sets the same `Content-Type` and disposition.
     func handOff(_ answer: FileAnswer, sha256: String, method: HTTPRequest.Method, contentDisposition: String? = nil) -> Response? {
         guard answer.status != .notModified else { return nil }
         switch self {
