@@ -26,6 +26,11 @@ export SOUK_DATA_DIR="$WORK/data" SOUK_LOG_LEVEL=warning
   --short-version 1.0 --bundle-version 1 --min-os 17.0 --variant-size 1048576 --out "$WORK/pkg" >/dev/null
 "$SOUK" packages import "$WORK/pkg" >/dev/null
 VARIANT=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["variants"][0]["assetPath"])' "$WORK/pkg/manifest.json")
+# A second version with a 16 MiB variant: real packages are tens of megabytes or more.
+"$SOUK" packages make-sample --apple-item-id 6500000001 --apple-version-id 9000000002 --bundle-id org.example.bench \
+  --short-version 1.1 --bundle-version 2 --min-os 17.0 --variant-size 16777216 --out "$WORK/pkg-large" >/dev/null
+"$SOUK" packages import "$WORK/pkg-large" >/dev/null
+LARGE=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["variants"][0]["assetPath"])' "$WORK/pkg-large/manifest.json")
 
 PORT=$(free_port)
 NGINX_PORT=$(free_port)
@@ -41,6 +46,8 @@ chmod 755 "$WORK/data"
 
 mkdir -p "$WORK/www/packages/6500000001/9000000001"
 cp -r "$WORK/pkg/." "$WORK/www/packages/6500000001/9000000001/"
+mkdir -p "$WORK/www/packages/6500000001/9000000002"
+cp -r "$WORK/pkg-large/." "$WORK/www/packages/6500000001/9000000002/"
 cat >"$WORK/nginx.conf" <<CONF
 worker_processes 1;
 pid $WORK/nginx.pid;
@@ -119,4 +126,5 @@ B=/packages/6500000001/9000000001
 run_case "manifest.json (~3 KB)" "$B/manifest.json"
 run_case "variant, 64 KiB range" "$B/$VARIANT" "Range: bytes=0-65535"
 run_case "variant, whole 1 MiB" "$B/$VARIANT"
+run_case "variant, whole 16 MiB" "/packages/6500000001/9000000002/$LARGE"
 run_case "304 Not Modified (If-None-Match)" "$B/$VARIANT" "If-None-Match: {etag}"
