@@ -121,4 +121,28 @@ import Testing
         #expect("\(kind!)".contains("holds a SQLite database"))
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/t2/keys"), "nothing written to a refused target")
     }
+
+    @Test func aBlobThatNoLongerMatchesItsDigestStopsTheRestoreAndLeavesTheTargetEmpty() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let data = ["--data-dir", folder.path + "/d"]
+        try await SoukCommand.run(["apps", "create", "--apple-item-id", "6500000010", "--bundle-id", "org.example.cli", "--name", "CLI App"] + data)
+        try await SoukCommand.run(["packages", "make-sample", "--apple-item-id", "6500000010", "--apple-version-id", "9000000010",
+                                   "--bundle-id", "org.example.cli", "--short-version", "1.0", "--bundle-version", "1", "--min-os", "17.0",
+                                   "--variant-size", "20000", "--out", folder.path + "/pkg"])
+        try await SoukCommand.run(["packages", "import", folder.path + "/pkg"] + data)
+        try await SoukCommand.run(["backup", "create", folder.path + "/b"] + data)
+        // One blob of the backup changed on its way (a bad disk, a bad copy).
+        let shards = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/b/blobs/sha256")
+        let shard = folder.path + "/b/blobs/sha256/" + shards.sorted()[0]
+        let blob = shard + "/" + (try FileManager.default.contentsOfDirectory(atPath: shard)[0])
+        try Data("not the bytes".utf8).write(to: URL(fileURLWithPath: blob))
+
+        let target = folder.path + "/t"
+        let error = await #expect(throws: (any Error).self) { try await SoukCommand.run(["backup", "restore", folder.path + "/b", "--data-dir", target]) }
+        #expect("\(error!)".contains("does not match its digest"))
+        for leftover in ["/keys", "/blobs", "/souk.sqlite"] {
+            #expect(!FileManager.default.fileExists(atPath: target + leftover), "\(leftover) left in the target")
+        }
+    }
 }

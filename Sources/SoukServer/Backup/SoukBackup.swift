@@ -1,4 +1,3 @@
-import Crypto
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -188,7 +187,7 @@ public struct SoukBackup: Sendable {
             for name in try manager.contentsOfDirectory(atPath: folder).sorted() where Digest.isSHA256Hex(name) {
                 let path = folder + "/" + name
                 if verify {
-                    guard try digest(of: path) == name else { throw CommandProblem("the blob \(path) does not match its digest") }
+                    guard try BlobStore.digest(ofFileAt: path) == name else { throw CommandProblem("the blob \(path) does not match its digest") }
                 }
                 let destination = target + "/" + name
                 try? manager.removeItem(atPath: destination + ".part")
@@ -200,14 +199,6 @@ public struct SoukBackup: Sendable {
         }
         try manager.createDirectory(atPath: to + "/tmp", withIntermediateDirectories: true)
         return (count, bytes)
-    }
-
-    static func digest(of path: String) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw CommandProblem("cannot read \(path)") }
-        defer { try? handle.close() }
-        var hash = SHA256()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update(data: chunk) }
-        return Digest.hex(hash.finalize())
     }
 
     /// Copies the key folder's files with owner-only permissions; returns their names.

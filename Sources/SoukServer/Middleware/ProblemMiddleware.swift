@@ -50,15 +50,11 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                                  request: request, id: context.id)
         } catch let error as any HTTPResponseError {
             return try error.response(from: request, context: context)
-        } catch let error as ObjectStoreUnavailable {
-            context.logger.error("object store unavailable", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
-            var response = Self.response(Problem(.serviceUnavailable, "The service is briefly unavailable. Try again shortly."),
-                                         request: request, id: context.id)
-            response.headers[.retryAfter] = "5"
-            return response
-        } catch let error where DatabaseUnavailable.matches(error) {
-            // An outage is never a verdict: the client is told to come back, not that a thing is gone.
-            context.logger.error("database unavailable", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+        } catch let error where error is ObjectStoreUnavailable || DatabaseUnavailable.matches(error) {
+            // An outage (the database, or the object store) is never a verdict: the client is told
+            // to come back, not that a thing is gone.
+            let what = error is ObjectStoreUnavailable ? "object store unavailable" : "database unavailable"
+            context.logger.error("\(what)", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
             var response = Self.response(Problem(.serviceUnavailable, "The service is briefly unavailable. Try again shortly."),
                                          request: request, id: context.id)
             response.headers[.retryAfter] = "5"

@@ -70,7 +70,8 @@ public struct BlobStore: Sendable {
         return path
     }
 
-    static func digest(ofFileAt path: String) throws -> String {
+    /// The SHA-256 (hex) of the file at `path`, read in 1 MiB chunks.
+    public static func digest(ofFileAt path: String) throws -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw BlobError.unreadable(path) }
         defer { try? handle.close() }
         var hash = SHA256()
