@@ -116,7 +116,11 @@ import Testing
             #expect(owed.storeAcknowledged != nil)
 
             // The server's store-action worker: refused once (the operator sees it), then acknowledged, once.
-            try await Self.eventually("the acknowledgement is taken") { google.actions == [.acknowledge] }
+            // The store records the call before the worker writes its answer down: wait for both.
+            try await Self.eventually("the acknowledgement is taken and recorded") {
+                let recorded = try await purchases.list(app: Self.app).first?.storeAcknowledged == true
+                return recorded && google.actions == [.acknowledge]
+            }
             let done = try #require(try await purchases.list(app: Self.app).first)
             #expect(done.storeAcknowledged == true && done.storeActionSummary == "acknowledged")
             let status = try #require(try await StoreStatusStore(database: fixture.runtime.database).list(app: Self.app).first)
