@@ -49,6 +49,7 @@ public func buildApplication(
                                          logger: runtime.logger),
                    CleanupService(cleanup: Cleanup(database: runtime.database),
                                   files: StaleFiles(blobs: runtime.blobs, workFolder: runtime.config.workDir),
+                                  blobs: UnreferencedBlobs(blobs: runtime.blobs, database: runtime.database),
                                   lease: MaintenanceLease(database: runtime.database),
                                   interval: .seconds(config.cleanupIntervalSeconds), logger: runtime.logger),
                    DailyCountsWriter(counts: runtime.dailyCounts, interval: .seconds(5), logger: runtime.logger)],

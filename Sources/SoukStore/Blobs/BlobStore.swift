@@ -151,12 +151,14 @@ public struct BlobStore: Sendable {
     }
 
     /// Makes a staged blob visible under its digest. A blob that already exists is kept as it is
-    /// (same digest, same bytes) and the staged copy is dropped.
+    /// (same digest, same bytes) and touched, so that `UnreferencedBlobs` leaves it alone until the
+    /// rows about to name it are written; the staged copy is dropped. A blob that cannot be touched
+    /// (the sweep took it a moment ago, or another user owns it) is replaced by the staged copy.
     public func commit(_ staged: Staged) throws {
         let destination = path(for: staged.sha256)
         let folder = (destination as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: Self.folderAttributes)
-        if FileManager.default.fileExists(atPath: destination) {
+        if utimes(destination, nil) == 0 {
             discard(staged)
             return
         }
