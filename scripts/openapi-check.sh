@@ -5,7 +5,9 @@
 #      tokens, restore, updates, licenses, checkout, webhooks, catalogs, purchases, entitlements,
 #      hosted content, store notifications, revocation), every answer validated against the document;
 #   2. by schemathesis, which fuzzes every operation with the buyer's credentials: no answer ≥ 500,
-#      every answer documented (status, content type, headers, schema), invalid input refused;
+#      every answer documented (status, content type, headers, schema), invalid input refused,
+#      undeclared methods 405 with Allow; then again with its defaults and no credentials against a
+#      plain `souk serve --demo` (no webhook secrets), as an outsider would run it;
 #   3. with its PostgreSQL stopped (its own throwaway cluster, Debian's postgresql): every operation
 #      answers as documented, 503 + Retry-After where it needs the database, never a 500.
 # When the server serves GET /openapi.json, that document must equal the file and is the one fuzzed.
@@ -68,6 +70,27 @@ if [ "$status" -ne 0 ]; then
 fi
 grep -E '^ +[0-9]+ generated' "$WORK/schemathesis.log" | sed "s/^ */$NAME: schemathesis: /" || true
 echo "$NAME: schemathesis passed in $((SECONDS - started)) s"
+stop_started
+
+# 2b. As an outsider would: a plain `souk serve --demo` (no webhook secret, no test chain), fuzzed
+#     with schemathesis's defaults and no credentials. Only positive_data_acceptance is off (docs/api.md).
+started=$SECONDS
+saved_env=$(declare -p SOUK_ASC_WEBHOOK_SECRET SOUK_STRIPE_WEBHOOK_SECRET SOUK_APPLE_ROOT_CERTIFICATES SOUK_DATA_DIR)
+unset SOUK_ASC_WEBHOOK_SECRET SOUK_STRIPE_WEBHOOK_SECRET SOUK_APPLE_ROOT_CERTIFICATES
+export SOUK_DATA_DIR="$WORK/data-outsider"
+start PLAIN --demo
+eval "$saved_env"
+mkdir -p "$WORK/outsider"
+status=0
+(cd "$WORK/outsider" && timeout "$FUZZ_SECONDS" schemathesis run "$PLAIN/openapi.json" --url "$PLAIN" \
+   --max-examples "$(( (EXAMPLES + 2) / 3 ))" --workers 1 --seed "${SOUK_OPENAPI_SEED:-$RANDOM}" \
+   --exclude-checks positive_data_acceptance --no-color) >"$WORK/schemathesis-outsider.log" 2>&1 || status=$?
+if [ "$status" -ne 0 ]; then
+  cat "$WORK/schemathesis-outsider.log" >&2
+  fail "schemathesis with its defaults and no credentials found answers that break the document (above)"
+fi
+grep -E '^ +[0-9]+ generated' "$WORK/schemathesis-outsider.log" | sed "s/^ */$NAME: outsider: /" || true
+echo "$NAME: schemathesis as an outsider (defaults, no credentials, no webhook secrets) passed in $((SECONDS - started)) s"
 stop_started
 
 # 3. The outage answers: a server on its own throwaway PostgreSQL, the database stopped under it.

@@ -70,6 +70,8 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     router.add(middleware: DailyCountsMiddleware(counts: runtime.dailyCounts))
     router.add(middleware: StorefrontErrorPages(pages: Pages(), catalog: runtime.catalog, keys: runtime.keys))
     router.add(middleware: ProblemMiddleware())
+    let routeMethods = RouteMethods()
+    router.add(middleware: MethodNotAllowedMiddleware(routes: routeMethods))
     router.add(middleware: BodyLimitMiddleware(maxBytes: runtime.config.maxBodyBytes))
 
     OperationsController(database: runtime.database, metrics: metrics, metricsToken: runtime.config.metricsToken).addRoutes(to: router)
@@ -130,6 +132,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     CheckoutController(bearer: bearer, checkout: CheckoutService(runtime: runtime), webhookSecret: runtime.config.commerce.stripeWebhookSecret)
         .addRoutes(to: router)
     storeNotifications?.addRoutes(to: router)
+    routeMethods.load(router)
     return router
 }
 

@@ -43,6 +43,18 @@ import Testing
         #expect(AppleID.from(json: 1.5) == nil)
         #expect(AppleID.from(json: nil) == nil)
     }
+
+    /// JSON Schema counts `95858.0` and `9.5858e4` as integers, so the document's `integer` accepts them: so does Souk.
+    @Test func readsIntegerValuedNumberLiterals() {
+        let cases: [(String, UInt64?)] = [
+            ("95858.0", 95_858), ("9.5858e4", 95_858), ("95858E0", 95_858), ("6446000001.000", 6_446_000_001), ("0.0", 0), ("0e5", 0),
+            ("1.8446744073709551615e19", UInt64.max), ("95858.5", nil), ("1e-1", nil), ("-1.0", nil), ("1.8446744073709551616e19", nil),
+            ("1e400", nil), (".5", nil),
+        ]
+        for (literal, expected) in cases {
+            #expect(AppleID.from(json: JSONValue.number(literal)) == expected, "\(literal)")
+        }
+    }
 }
 
 @Suite struct PlatformTests {

@@ -158,6 +158,10 @@ final class FakeAppStoreConnect: Sendable {
             #expect(forged.status == .unauthorized)
             #expect(forged.headers[.wwwAuthenticate]?.hasPrefix("HMAC-SHA256 ") == true, "a 401 carries its challenge")
             #expect(try await Self.send(client, Self.available, signature: "").status == .unauthorized)
+            // Unsigned is refused as it would be by a configured server.
+            let unsigned = try await client.execute(uri: "/webhooks/app-store-connect", method: .post, headers: [.contentType: "application/json"],
+                                                    body: ByteBuffer(string: Self.available))
+            #expect(unsigned.status == .unauthorized && unsigned.headers[.wwwAuthenticate] != nil)
             #expect(try await AppStoreConnectEventStore(database: runtime.database).recent().isEmpty)
 
             let accepted = try await Self.send(client, Self.available)
@@ -230,10 +234,17 @@ final class FakeAppStoreConnect: Sendable {
         }
     }
 
-    @Test func withoutASecretTheWebhookIsUnavailable() async throws {
-        try await Self.withFake(.sqlite, secret: nil) { client, _, _ in
+    /// Not an outage (no 5xx): the endpoint is not there until the operator sets the secret; Apple retries.
+    @Test func withoutASecretTheWebhookIsNotThere() async throws {
+        try await Self.withFake(.sqlite, secret: nil) { client, _, runtime in
             let response = try await Self.send(client, Self.available)
-            #expect(response.status == .serviceUnavailable)
+            #expect(response.status == .notFound)
+            #expect(String(buffer: response.body).contains("not configured on this server"))
+            // Unsigned is refused as it would be by a configured server.
+            let unsigned = try await client.execute(uri: "/webhooks/app-store-connect", method: .post, headers: [.contentType: "application/json"],
+                                                    body: ByteBuffer(string: Self.available))
+            #expect(unsigned.status == .unauthorized && unsigned.headers[.wwwAuthenticate] != nil)
+            #expect(try await AppStoreConnectEventStore(database: runtime.database).recent().isEmpty)
         }
     }
 }

@@ -45,6 +45,19 @@ import Testing
         try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
     }
 
+    /// Not an outage (no 5xx): without `stripeWebhookSecret` the endpoint is not there; Stripe retries.
+    @Test func withoutASecretTheStripeWebhookIsNotThere() async throws {
+        try await ServerFixture.with(.sqlite) { client in
+            let response = try await client.execute(uri: "/webhooks/stripe", method: .post, headers: [.init("Stripe-Signature")!: "t=1,v1=00"],
+                                                    body: ByteBuffer(string: "{}"))
+            #expect(response.status == .notFound)
+            #expect(String(buffer: response.body).contains("not configured on this server"))
+            // Unsigned is refused as it would be by a configured server.
+            let unsigned = try await client.execute(uri: "/webhooks/stripe", method: .post, body: ByteBuffer(string: "{}"))
+            #expect(unsigned.status == .badRequest && String(buffer: unsigned.body).contains("no Stripe-Signature header"))
+        }
+    }
+
     @Test(arguments: TestBackend.available)
     func theDevelopmentProcessorSellsWithoutMoney(backend: TestBackend) async throws {
         try await ServerFixture.withRuntime(backend, prepare: Self.prepare) { client, runtime in

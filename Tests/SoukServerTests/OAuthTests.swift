@@ -168,6 +168,14 @@ import Testing
             #expect(try await error("grant_type=password&client_id=x") == (.badRequest, "unsupported_grant_type"))
             #expect(try await error("grant_type=authorization_code&code=x") == (.badRequest, "invalid_request"))
             #expect(try await error("grant_type=authorization_code&client_id=a&client_id=b&code=x") == (.badRequest, "invalid_request"))
+            // A parameter the endpoint does not read is ignored, repeated or not (RFC 6749 §3.1): the grant is judged.
+            #expect(try await error("grant_type=authorization_code&client_id=a&code=sac_nope&code_verifier=\(Self.verifier)&x=1&x=2") == (.badRequest, "invalid_grant"))
+            let revokeIgnoring = try await client.execute(uri: "/oauth/revoke", method: .post, headers: Self.formHeaders,
+                                                          body: ByteBuffer(string: "token=sat_nope&NULL=l&NULL=null"))
+            #expect(revokeIgnoring.status == .ok)
+            let revokeTwice = try await client.execute(uri: "/oauth/revoke", method: .post, headers: Self.formHeaders,
+                                                       body: ByteBuffer(string: "token=a&token=b"))
+            #expect(revokeTwice.status == .badRequest)
             #expect(try await error("grant_type=authorization_code&client_id=a&code=sac_nope&code_verifier=\(Self.verifier)") == (.badRequest, "invalid_grant"))
             #expect(try await error("grant_type=refresh_token&client_id=a&refresh_token=srt_nope") == (.badRequest, "invalid_grant"))
             let revokeWithoutToken = try await client.execute(uri: "/oauth/revoke", method: .post, headers: Self.formHeaders,

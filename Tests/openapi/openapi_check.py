@@ -362,7 +362,7 @@ def flows_marketplace_kit(c, buyer, other):
     c.call("POST", "/marketplace-kit/v1/updates", 403, json_body=apps((NOTES, OLD_NOTES)), headers=bearer("sat_" + secrets.token_hex(8)))
     c.call("POST", "/marketplace-kit/v1/restore", 402, json_body=apps((SKETCH, "0")), headers=bearer(other), note="a paid app not bought")
     c.call("POST", "/marketplace-kit/v1/updates", 400, json_body={"apps": "none", "platform": "iOS", "osVersion": "17.4"})
-    c.call("POST", "/marketplace-kit/v1/updates", 413, json_body=apps(*[(str(6500000000 + i), "0") for i in range(1001)]), note="1,001 apps")
+    c.call("POST", "/marketplace-kit/v1/updates", 400, json_body=apps(*[(str(6500000000 + i), "0") for i in range(1001)]), note="1,001 apps (maxItems)")
     c.call("POST", "/marketplace-kit/v1/updates", 413, raw=b'{"apps": [], "pad": "' + b"x" * (1 << 20) + b'"}',
            media_type="application/json", note="a body over 1 MiB")
 

@@ -14,14 +14,17 @@ public struct Problem: HTTPResponseError, Sendable {
     public var purchaseURL: String?
     /// The `WWW-Authenticate` challenge of a `401` (RFC 9110 §11.6.1 requires one).
     public var challenge: String?
+    /// The `Allow` header of a `405` (RFC 9110 §15.5.6 requires one).
+    public var allow: String?
 
     public init(_ status: HTTPResponse.Status, _ detail: String, type: String = "about:blank", purchaseURL: String? = nil,
-                challenge: String? = nil) {
+                challenge: String? = nil, allow: String? = nil) {
         self.status = status
         self.detail = detail
         self.type = type
         self.purchaseURL = purchaseURL
         self.challenge = challenge
+        self.allow = allow
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -73,6 +76,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
         headers[.contentLength] = String(data.count)
         if let challenge = problem.challenge { headers[.wwwAuthenticate] = challenge }
+        if let allow = problem.allow { headers[.allow] = allow }
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data))
         return Response(status: problem.status, headers: headers, body: body)
     }

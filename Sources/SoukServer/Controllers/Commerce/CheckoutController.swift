@@ -92,7 +92,15 @@ struct CheckoutController<Context: RequestContext> {
     }
 
     func stripe(_ request: Request, _ context: Context) async throws -> Response {
-        guard let webhookSecret else { throw Problem(.serviceUnavailable, "Stripe webhooks are not configured (stripeWebhookSecret).") }
+        // Unsigned is refused the same way whether or not the endpoint is configured.
+        guard let signature = request.headers[Self.signatureHeader], !signature.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw Problem(.badRequest, StripeWebhookError(.missingHeader).description)
+        }
+        guard let webhookSecret else {
+            // Not an outage: nothing here can take the event until the operator sets the secret. Stripe retries.
+            context.logger.error("Stripe webhook called but SOUK_STRIPE_WEBHOOK_SECRET is not set")
+            throw Problem(.notFound, "Stripe webhooks are not configured on this server (stripeWebhookSecret).")
+        }
         let payload = Array(buffer: try await request.collectBody(upTo: Self.maxBody))
         let result = Result { () throws(StripeWebhookError) -> StripeEvent in
             try StripeWebhook.verify(payload: payload, header: request.headers[Self.signatureHeader], secret: webhookSecret, now: Date())

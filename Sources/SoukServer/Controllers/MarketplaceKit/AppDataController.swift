@@ -36,7 +36,7 @@ struct AppDataController<Context: RequestContext> {
         switch body.withUnsafeReadableBytes({ AppsRequest.parse(bytes: $0) }) {
         case .success(let value): parsed = value
         case .failure(.tooMany(let count)):
-            throw Problem(.contentTooLarge, "The request names \(count) apps; at most \(AppsRequest.maxApps) are answered at once.")
+            throw Problem(.badRequest, "The request names \(count) apps; at most \(AppsRequest.maxApps) are answered at once.")
         case .failure(.malformed(let message)):
             throw Problem(.badRequest, message)
         }

@@ -21,17 +21,23 @@ struct AppStoreConnectWebhookController<Context: RequestContext> {
         router.post(RouterPath(stringLiteral: Self.path)) { request, context in try await receive(request, context) }
     }
 
+    static var challenge: String { #"HMAC-SHA256 realm="app-store-connect", header="x-apple-signature""# }
+
     func receive(_ request: Request, _ context: Context) async throws -> Response {
+        // Unsigned is refused the same way whether or not the endpoint is configured.
+        guard let signature = request.headers[HTTPField.Name("x-apple-signature")!], !signature.isEmpty else {
+            throw Problem(.unauthorized, "The x-apple-signature header is missing.", challenge: Self.challenge)
+        }
         guard let secret else {
             context.logger.error("App Store Connect webhook called but SOUK_ASC_WEBHOOK_SECRET is not set")
-            throw Problem(.serviceUnavailable, "The App Store Connect webhook is not configured on this server.")
+            // Not an outage: nothing here can take the event until the operator sets the secret. Apple retries.
+            throw Problem(.notFound, "The App Store Connect webhook is not configured on this server.")
         }
         let body = try await request.collectBody(upTo: Self.maxBody)
         let bytes = Array(buffer: body)
         guard WebhookSignature.isValid(request.headers[HTTPField.Name("x-apple-signature")!], body: bytes, secret: secret) else {
             context.logger.warning("App Store Connect webhook refused: bad signature")
-            throw Problem(.unauthorized, "The x-apple-signature header is missing or does not match the body.",
-                          challenge: #"HMAC-SHA256 realm="app-store-connect", header="x-apple-signature""#)
+            throw Problem(.unauthorized, "The x-apple-signature header does not match the body.", challenge: Self.challenge)
         }
         let event: AppStoreConnectEvent
         do {

@@ -185,10 +185,19 @@ struct OAuthController<Context: RequestContext> {
 
     // MARK: Token endpoint
 
+    /// The token endpoint's parameters (RFC 6749 §4.1.3 and §6, RFC 7636, RFC 8693): repeated, they
+    /// are an `invalid_request`; any other name is ignored, repeated or not.
+    static var tokenParameters: Set<String> { [
+        "grant_type", "client_id", "client_secret", "code", "redirect_uri", "code_verifier", "refresh_token", "scope",
+        "subject_token", "subject_token_type", "requested_token_type", "actor_token", "actor_token_type", "resource", "audience",
+    ] }
+    /// The revocation endpoint's (RFC 7009 §2.1).
+    static var revocationParameters: Set<String> { ["token", "token_type_hint", "client_id", "client_secret"] }
+
     /// `POST /oauth/token`: the three grants iOS uses. Errors are RFC 6749 JSON, never cached.
     @Sendable func token(_ request: Request, context: Context) async throws -> Response {
         let form: FormBody
-        switch try await FormBody.read(request, context: context) {
+        switch try await FormBody.read(request, context: context, parameters: Self.tokenParameters) {
         case .success(let body): form = body
         case .failure(let error): return Self.oauthError(error)
         }
@@ -234,7 +243,7 @@ struct OAuthController<Context: RequestContext> {
 
     /// `POST /oauth/revoke` (RFC 7009): 200 whether or not the token was known.
     @Sendable func revoke(_ request: Request, context: Context) async throws -> Response {
-        switch try await FormBody.read(request, context: context) {
+        switch try await FormBody.read(request, context: context, parameters: Self.revocationParameters) {
         case .failure(let error):
             return Self.oauthError(error)
         case .success(let form):
