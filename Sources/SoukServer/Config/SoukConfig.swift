@@ -108,7 +108,7 @@ public struct SoukConfig: Sendable {
         public var stripeBaseURL = "https://api.stripe.com"
         /// The Stripe secret key (`sk_…`), never logged.
         public var stripeSecretKey: String?
-        /// The signing secret of the `/webhooks/stripe` endpoint (`whsec_…`); unset: the endpoint answers 503.
+        /// The signing secret of the `/webhooks/stripe` endpoint (`whsec_…`); unset: the endpoint answers 404.
         public var stripeWebhookSecret: String?
 
         /// Where Stripe Checkout pages are (the Buy form's redirect goes there): Stripe's checkout host,
@@ -151,7 +151,7 @@ public struct SoukConfig: Sendable {
         ("licenseHoursPublic", "SOUK_LICENSE_HOURS_PUBLIC", "-", "license lifetime for public apps, in hours (default 720)"),
         ("licenseHoursAccount", "SOUK_LICENSE_HOURS_ACCOUNT", "-", "license lifetime for apps that need an account, in hours (default 48)"),
         ("deviceLimit", "SOUK_DEVICE_LIMIT", "-", "most devices with live licenses per account, 0 for none (default 0)"),
-        ("ascWebhookSecret", "SOUK_ASC_WEBHOOK_SECRET", "-", "shared secret of the App Store Connect webhook (unset: the webhook answers 503)"),
+        ("ascWebhookSecret", "SOUK_ASC_WEBHOOK_SECRET", "-", "shared secret of the App Store Connect webhook (unset: the webhook answers 404)"),
         ("ascBaseUrl", "SOUK_ASC_BASE_URL", "-", "App Store Connect API base URL (default https://api.appstoreconnect.apple.com)"),
         ("ascKeyId", "SOUK_ASC_KEY_ID", "-", "App Store Connect API key id, to download packages"),
         ("ascIssuerId", "SOUK_ASC_ISSUER_ID", "-", "App Store Connect API issuer id"),
@@ -187,7 +187,7 @@ public struct SoukConfig: Sendable {
         ("paymentProcessor", "SOUK_PAYMENT_PROCESSOR", "-", "who takes the marketplace's own sales: development (no money moves; the default) or stripe; sandbox accounts always use development"),
         ("stripeBaseUrl", "SOUK_STRIPE_BASE_URL", "-", "Stripe API scheme and host (default https://api.stripe.com)"),
         ("stripeSecretKey", "SOUK_STRIPE_SECRET_KEY", "-", "Stripe secret key (sk_…), required with paymentProcessor stripe; never printed"),
-        ("stripeWebhookSecret", "SOUK_STRIPE_WEBHOOK_SECRET", "-", "signing secret of POST /webhooks/stripe (whsec_…); unset: the endpoint answers 503"),
+        ("stripeWebhookSecret", "SOUK_STRIPE_WEBHOOK_SECRET", "-", "signing secret of POST /webhooks/stripe (whsec_…); unset: the endpoint answers 404"),
     ]
 
     /// A configuration for tests and tools: in-memory-free defaults rooted at `dataDir`.
