@@ -191,7 +191,14 @@ public struct SoukBackup: Sendable {
                 }
                 let destination = target + "/" + name
                 try? manager.removeItem(atPath: destination + ".part")
-                try manager.copyItem(atPath: path, toPath: destination + ".part")
+                do {
+                    try manager.copyItem(atPath: path, toPath: destination + ".part")
+                } catch where !manager.fileExists(atPath: path) {
+                    // Gone since the listing: the sweep of unreferenced blobs took it (no row names
+                    // it, so the backup does not need it). Blobs rows name are never removed.
+                    try? manager.removeItem(atPath: destination + ".part")
+                    continue
+                }
                 guard rename(destination + ".part", destination) == 0 else { throw CommandProblem("cannot write \(destination)") }
                 count += 1
                 bytes += ((try manager.attributesOfItem(atPath: destination))[.size] as? NSNumber)?.int64Value ?? 0
