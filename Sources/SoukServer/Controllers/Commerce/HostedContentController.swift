@@ -103,7 +103,6 @@ struct HostedContentController<Context: RequestContext> {
         var response = try await file.response(to: request, context: context, fileIO: fileIO, delivery: delivery,
                                                contentDisposition: disposition, cacheControl: Self.cacheControl)
         response.headers[.vary] = "Authorization"
-        if response.status != .found { response.headers[.contentDisposition] = disposition }
         return response
     }
 
@@ -146,10 +145,8 @@ struct BlobFile: Sendable {
     func response(to request: Request, context: some RequestContext, fileIO: FileIO, delivery: DownloadDelivery,
                   contentDisposition: String? = nil, cacheControl: String) async throws -> Response {
         let answer = try FileAnswer(request, size: size, etag: "\"\(sha256)\"", lastModified: lastModified, contentType: contentType,
-                                    cacheControl: cacheControl)
-        if let handOff = delivery.handOff(answer, sha256: sha256, method: request.method, contentDisposition: contentDisposition) {
-            return handOff
-        }
+                                    contentDisposition: contentDisposition, cacheControl: cacheControl)
+        if let handOff = delivery.handOff(answer, sha256: sha256, method: request.method) { return handOff }
         guard answer.status != .notModified, request.method == .get, let range = answer.range else { return answer.bodiless }
         let (status, headers, length) = (answer.status, answer.headers, answer.length)
         let source = try await fileIO.loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context,

@@ -36,7 +36,7 @@ enum DownloadDelivery: Sendable {
     /// works out `Content-Length`, `Content-Range` and `206`/`416` from the file; the internal
     /// location adds Souk's `ETag` back (deploy/nginx/souk.conf), so `If-Range` still matches it.
     /// An object store gets a presigned `GET` that sets the same `Content-Type` and disposition.
-    func handOff(_ answer: FileAnswer, sha256: String, method: HTTPRequest.Method, contentDisposition: String? = nil) -> Response? {
+    func handOff(_ answer: FileAnswer, sha256: String, method: HTTPRequest.Method) -> Response? {
         guard answer.status != .notModified else { return nil }
         switch self {
         case .souk:
@@ -45,7 +45,7 @@ enum DownloadDelivery: Sendable {
             // A presigned URL is for one method: Souk answers `HEAD` itself, from what it knows.
             guard method == .get else { return nil }
             let location = store.presignedGET(BlobStore.relativePath(for: sha256), seconds: seconds,
-                                              contentType: answer.headers[.contentType], contentDisposition: contentDisposition)
+                                              contentType: answer.headers[.contentType], contentDisposition: answer.headers[.contentDisposition])
             return Response(status: .found, headers: [.location: location, .cacheControl: "private, no-store"])
         case .nginx(let prefix):
             return Self.xAccel(answer, sha256: sha256, prefix: prefix)

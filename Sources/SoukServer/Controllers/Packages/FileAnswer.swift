@@ -13,9 +13,11 @@ struct FileAnswer {
     var range: ClosedRange<Int64>?
 
     /// - Throws: `RangeNotSatisfiable` (416) for a range outside the file.
-    init(_ request: Request, size: Int64, etag: String, lastModified: Int64, contentType: String, cacheControl: String) throws {
+    init(_ request: Request, size: Int64, etag: String, lastModified: Int64, contentType: String, contentDisposition: String? = nil,
+         cacheControl: String) throws {
         headers = [.acceptRanges: "bytes", .eTag: etag, .lastModified: HTTPDate.format(lastModified), .contentType: contentType,
                    .cacheControl: cacheControl]
+        headers[.contentDisposition] = contentDisposition
         let conditions = FileRequestConditions(ifNoneMatch: request.headers[.ifNoneMatch], ifModifiedSince: request.headers[.ifModifiedSince],
                                                range: request.headers[.range], ifRange: request.headers[.ifRange])
         switch conditions.plan(size: size, etag: etag, lastModified: lastModified) {
