@@ -120,6 +120,20 @@ import Testing
         }
         #expect("\(kind!)".contains("holds a SQLite database"))
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/t2/keys"), "nothing written to a refused target")
+
+        // A manifest that is not JSON, or of another format, is refused before anything is written.
+        let manifest = folder.path + "/b/" + SoukBackup.manifestFile
+        let good = try Data(contentsOf: URL(fileURLWithPath: manifest))
+        for (bytes, message) in [(Data("not json".utf8), "cannot be read"),
+                                 (Data(String(decoding: good, as: UTF8.self).replacingOccurrences(of: "souk-backup-1", with: "souk-backup-9").utf8),
+                                  "has format souk-backup-9")] {
+            try bytes.write(to: URL(fileURLWithPath: manifest))
+            let refused = await #expect(throws: (any Error).self) {
+                try await SoukCommand.run(["backup", "restore", folder.path + "/b", "--data-dir", folder.path + "/t3"])
+            }
+            #expect("\(refused!)".contains(message), "\(refused!)")
+            #expect(!FileManager.default.fileExists(atPath: folder.path + "/t3/keys"), "nothing written to a refused target")
+        }
     }
 
     @Test func aBlobThatNoLongerMatchesItsDigestStopsTheRestoreAndLeavesTheTargetEmpty() async throws {

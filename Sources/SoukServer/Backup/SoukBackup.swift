@@ -12,8 +12,9 @@ import SoukStore
 /// `backup.json`, written last, so a folder without it is an unfinished backup.
 ///
 /// Consistency while Souk serves: the database is copied first, in one snapshot; blobs are
-/// written before the rows that name them and never deleted, so every blob the snapshot names is
-/// in the blob folder when it is copied afterwards. Blobs committed later come along harmlessly.
+/// written before the rows that name them, and only blobs no row names are ever deleted
+/// (`UnreferencedBlobs`), so every blob the snapshot names is in the blob folder when it is copied
+/// afterwards. Blobs committed later come along harmlessly (a restored server sweeps them a day later).
 public struct SoukBackup: Sendable {
     public static let manifestFile = "backup.json"
     public static let sqliteFile = "souk.sqlite"
