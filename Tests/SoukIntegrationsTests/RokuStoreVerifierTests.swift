@@ -55,6 +55,19 @@ import Testing
         return purchase
     }
 
+    /// Roku's JSON form answers a number; its XML form, and older JSON answers, a word.
+    @Test func everyDocumentedSpellingOfSuccessIsRead() {
+        let transaction: [String: Any] = ["transactionId": "T1"]
+        #expect(RokuPayClient.succeeded(transaction.merging(["status": 0, "errorMessage": ""]) { $1 }))
+        #expect(RokuPayClient.succeeded(transaction.merging(["status": "Success"]) { $1 }))
+        #expect(RokuPayClient.succeeded(transaction.merging(["status": "0"]) { $1 }))
+        #expect(RokuPayClient.succeeded(transaction.merging(["errorMessage": ""]) { $1 }))
+        #expect(!RokuPayClient.succeeded(transaction.merging(["status": 1, "errorMessage": "Invalid transaction id."]) { $1 }))
+        #expect(!RokuPayClient.succeeded(["status": "Failure", "errorMessage": "Invalid transaction id."]))
+        #expect(!RokuPayClient.succeeded(["errorMessage": "Invalid transaction id."]))
+        #expect(!RokuPayClient.succeeded([:]))
+    }
+
     @Test func parsesWCFAndISODates() {
         #expect(RokuDate.parse("/Date(1581033062000+0000)/") == Date(timeIntervalSince1970: 1_581_033_062))
         #expect(RokuDate.parse("/Date(1581033062000-0800)/") == Date(timeIntervalSince1970: 1_581_033_062))

@@ -184,13 +184,18 @@ class Handler(BaseHTTPRequestHandler):
     def roku(self, path):
         parts = path.split("/")
         key, transaction_id = parts[-2], parts[-1]
+        # Roku's JSON form: "status" is a number (0 success, 1 failure), "errorMessage" is "" on
+        # success, and the original transaction id is spelt "OriginalTransactionId".
         if key != self.secrets.get("roku"):
-            return self.answer(200, {"status": "Failure", "errorMessage": "Invalid partner API key.", "errorCode": "1"})
+            return self.answer(200, {"status": 1, "errorMessage": "Invalid partner API key.", "errorCode": None, "errorDetails": None})
         with LOCK:
             transaction = STATE["roku"].get(transaction_id)
         if transaction is None:
-            return self.answer(200, {"status": "Failure", "errorMessage": "Invalid transaction ID.", "errorCode": "2"})
-        return self.answer(200, dict(transaction, status="Success", errorMessage=None))
+            return self.answer(200, {"status": 1, "errorMessage": "Invalid transaction ID.", "errorCode": None, "errorDetails": None})
+        answer = dict(transaction, status=0, errorMessage="", errorCode=None, errorDetails=None)
+        if "originalTransactionId" in answer:
+            answer["OriginalTransactionId"] = answer.pop("originalTransactionId")
+        return self.answer(200, answer)
 
     # MARK: Webhook receivers
 

@@ -55,17 +55,26 @@ public struct AppleStoreVerifier: StoreVerifier {
         let bundleId = apple?.bundleId ?? claim.app
         let jws = Self.signedTransaction(in: claim.receipt)
         if jws.isEmpty {
-            return try await lookUp(claim, settings: apple, bundleId: bundleId)
+            return Self.ofApp(try await lookUp(claim, settings: apple, bundleId: bundleId), claim.app, bundleId: bundleId)
         }
         switch await verifier.verifyTransaction(jws, bundleId: bundleId, environments: [.production, .sandbox]) {
         case .invalid(let failure):
             return .refused(Self.refusal(for: failure))
         case .valid(let transaction):
-            guard readsLifecycle else { return Self.purchase(from: transaction) }
+            guard readsLifecycle else { return Self.ofApp(Self.purchase(from: transaction), claim.app, bundleId: bundleId) }
             // The status lookup is optional: no key, or any fault, still answers from the JWS.
             let credentials = try? AppStoreServerAPIClient.Credentials.configured(in: apple, app: claim.app)
-            return await enriched(transaction, credentials: credentials ?? nil)
+            return Self.ofApp(await enriched(transaction, credentials: credentials ?? nil), claim.app, bundleId: bundleId)
         }
+    }
+
+    /// The verdict with the purchase named by Souk's app id: the signed bundle id was checked against
+    /// the app's configured `bundleId` (which may differ from the app id), so a purchase signed for
+    /// that bundle belongs to `app`. Any other bundle id is left as signed, and refused as another app's.
+    static func ofApp(_ verdict: StoreVerdict, _ app: String, bundleId: String) -> StoreVerdict {
+        guard case .verified(var purchase) = verdict, purchase.app == bundleId else { return verdict }
+        purchase.app = app
+        return .verified(purchase)
     }
 
     /// A claim without a signed transaction: Apple is asked by transaction id (sandbox first for a

@@ -20,12 +20,13 @@ public struct RokuTransaction: Sendable, Equatable {
 
     init(_ object: [String: Any]) throws(StoreFault) {
         guard let transactionId = object["transactionId"] as? String else {
-            throw StoreFault(.unavailable, "Roku answered Success without a transactionId")
+            throw StoreFault(.unavailable, "Roku answered success without a transactionId")
         }
         func date(_ key: String) -> Date? { (object[key] as? String).flatMap(RokuDate.parse) }
         func bool(_ key: String) -> Bool? { (object[key] as? NSNumber)?.boolValue ?? (object[key] as? String).map { $0.lowercased() == "true" } }
         self.transactionId = transactionId
-        originalTransactionId = (object["originalTransactionId"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        // Roku's JSON spells it `OriginalTransactionId`; the XML form's element is `originalTransactionId`.
+        originalTransactionId = ((object["OriginalTransactionId"] ?? object["originalTransactionId"]) as? String).flatMap { $0.isEmpty ? nil : $0 }
         productCode = object["productCode"] as? String
         productId = (object["productId"] as? String) ?? productCode ?? ""
         purchaseDate = date("purchaseDate")
@@ -46,7 +47,10 @@ public enum RokuAnswer: Sendable, Equatable {
     case unknownTransaction
 }
 
-/// Calls Roku Pay's `validate-transaction`. A "Failure" that blames the partner API key is a verdict on the
+/// Calls Roku Pay's `validate-transaction` (Roku Pay web services reference). Its JSON form answers
+/// `"status": 0` for success and a non-zero number for a failure, with an empty `errorMessage` on
+/// success; its XML form, and some older JSON answers, spell the status `Success` / `Failure`. Every
+/// documented form is read. A "Failure" that blames the partner API key is a verdict on the
 /// operator's credentials, so it is thrown as `.credentials`, never turned into a refusal of the purchase.
 public struct RokuPayClient: Sendable {
     let http: StoreHTTPClient
@@ -55,6 +59,21 @@ public struct RokuPayClient: Sendable {
     public init(endpoints: StoreEndpoints, http: HTTPClient = .shared) {
         self.endpoints = endpoints
         self.http = StoreHTTPClient(http: http, retry: endpoints.retry)
+    }
+
+    /// Whether Roku's answer is a success: `status` 0 (a number, or the text "0"), `status` "Success",
+    /// or no status at all with an empty `errorMessage` and a transaction id.
+    static func succeeded(_ object: [String: Any]) -> Bool {
+        switch object["status"] {
+        case let number as NSNumber:
+            return number.intValue == 0
+        case let text as String:
+            let status = text.trimmingCharacters(in: .whitespaces).lowercased()
+            return status == "success" || status == "0"
+        default:
+            let message = object["errorMessage"] as? String ?? ""
+            return message.isEmpty && object["transactionId"] is String
+        }
     }
 
     public func validateTransaction(partnerAPIKey: String, transactionId: String) async throws(StoreFault) -> RokuAnswer {
@@ -71,7 +90,7 @@ public struct RokuPayClient: Sendable {
             if response.status == 404 { return .unknownTransaction }
             throw StoreFault(.unavailable, "Roku answered \(response.status) with a body that is not a JSON object")
         }
-        if (object["status"] as? String)?.lowercased() == "success" {
+        if Self.succeeded(object) {
             return .transaction(try RokuTransaction(object))
         }
         let message = (object["errorMessage"] as? String ?? "").lowercased()
