@@ -24,7 +24,7 @@ public func buildApplication(
     let worker = AppStoreConnectEventWorker(processor: AppStoreConnectEventProcessor(runtime: runtime, client: try runtime.appStoreConnectClient()))
     // The stores' verifiers (tests pass fakes); the purchase path, its workers and the notification handlers share them.
     let verifiers = try storeVerifiers ?? runtime.storeVerifiers()
-    let purchaseIntake = runtime.purchaseIntake(verifiers: verifiers)
+    let purchaseIntake = runtime.purchaseIntake(verifiers: verifiers, now: now)
     let stores = StoreWiring(runtime, verifiers: verifiers)
     let router = buildRouter(runtime, metrics: metrics, now: now, appStoreConnectWorker: worker, purchaseIntake: purchaseIntake,
                              storeNotifications: stores.controller())
@@ -119,7 +119,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                                    publicURL: runtime.config.publicURL)
             .addRoutes(to: router)
     }
-    CommerceCustomerController(catalogs: runtime.commerceCatalogs, purchases: runtime.purchases,
+    CommerceCustomerController(catalogs: runtime.commerceCatalogs, purchases: runtime.purchases, accountTokens: runtime.accountTokens,
                                authenticator: CommerceAuthenticator(bearers: runtime.bearerCache, realm: runtime.config.publicURL),
                                entitlements: EntitlementReader(index: runtime.entitlementIndex, now: { Date() }))
         .addRoutes(to: router)

@@ -68,7 +68,9 @@ import Testing
             #expect(account["id"] as? String == f.alice.account.uuidString.lowercased())
             #expect(account["email"] as? String == "alice@example.com")
             #expect(account["sandbox"] as? Bool == false)
-            #expect(account.count == 3)
+            let token = try await f.runtime.accountTokens.token(account: f.alice.account, app: F.app)
+            #expect(account["accountToken"] as? String == token.uuidString.lowercased())
+            #expect(account.count == 4)
 
             let entitlements = try #require(document["entitlements"] as? [[String: Any]])
             #expect(entitlements.map { $0["id"] as? String } == ["book.1", "premium"])

@@ -41,7 +41,8 @@ import Testing
             let yearly = f.chain.signTransaction(f.transaction("reader.yearly"))
             let pass = f.chain.signTransaction(f.transaction("reader.pass.30d"))
             let forged = try AppleTestChain.make().signTransaction(f.transaction("reader.monthly"))
-            let first = try await restore(f, [yearly, pass, forged, "not a jws"], as: f.alice)
+            let otherApp = f.chain.signTransaction(f.transaction("reader.monthly", bundleId: "com.example.other"))
+            let first = try await restore(f, [yearly, pass, forged, otherApp], as: f.alice)
             #expect(first.entitlements == ["reader.book.1", "reader.monthly", "reader.pass.30d", "reader.yearly"])
             #expect(first.refused == 2)
             // Again: the same payments, nothing new.
@@ -49,8 +50,11 @@ import Testing
             #expect(second == Answer(entitlements: first.entitlements, refused: 0))
             #expect(try await f.runtime.purchases.list(app: F.app).count == 2)
             // Nothing restorable: a problem naming each refusal.
-            let problem = try await refusedRestore(f, [forged, "not a jws"], as: f.alice)
-            #expect(problem.contains("[0] invalid-signature") && problem.contains("[1] invalid-receipt"))
+            let problem = try await refusedRestore(f, [forged, otherApp], as: f.alice)
+            #expect(problem.contains("[0] invalid-signature") && problem.contains("[1] wrong-app"))
+            // An entry that is not a JWS at all is the request's fault: a 400, and nothing is restored
+            // (PurchaseOwnershipTests checks no store is asked).
+            #expect(try await f.postJSON("restore", ["signedTransactions": [yearly, "not a jws"]], as: f.alice).status == .badRequest)
         }
     }
 

@@ -267,6 +267,10 @@ def check(base, work, souk_bin, fakes_url):
     status, _, body = post_event(base, second, cloud_event("roku", "stores.monthly", "stores-monthly", "roku-tx-1"))
     expect(status == 201, f"Roku purchase in recovery: {status} {body!r}")
     expect(entitled(base, second, "premium"), "a Roku subscription in recovery keeps access")
+    # A Roku transaction id proves nothing of possession: another account naming it takes nothing.
+    status, _, body = post_event(base, buyer, cloud_event("roku", "stores.monthly", "stores-monthly", "roku-tx-1"))
+    expect(status == 422 and "owned-by-another-account" in str(body), f"a Roku id claimed by another account: {status} {body!r}")
+    expect(entitled(base, second, "premium"), "the Roku purchase stays with its buyer")
 
     # Google: a subscription through the service account, acknowledged by Souk's worker.
     token1 = "google-token-" + secrets.token_hex(16)

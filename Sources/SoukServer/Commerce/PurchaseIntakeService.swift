@@ -3,7 +3,7 @@ import Logging
 import SoukCore
 import SoukStore
 
-/// The purchase path between the HTTP face and the store (issue 11 items 4, 7, 8): checks a
+/// The purchase path between the HTTP face and the store: checks a
 /// reported purchase against the catalog (`PurchaseIntakeRule.precheck`), asks the store's
 /// verifier, checks the verified purchase (`PurchaseIntakeRule.decide`) and records it
 /// (`PurchaseStore`). Used by `POST transactions`, `POST restore` and the pending worker.
@@ -16,10 +16,17 @@ public struct PurchaseIntakeService: Sendable {
     let timeout: Duration
     /// Where store faults are noted for the operator (`souk stores status`).
     let storeStatus: StoreStatusStore?
+    /// Whose account a purchase's account token names; nil: tokens are not read.
+    let accountTokens: AccountTokenStore?
+    /// Counts store look-ups by id alone per account (`StoreLookupLimit`); nil: not limited.
+    let lookups: LoginThrottle?
     let logger: Logger
 
     public init(purchases: PurchaseStore, catalogs: CommerceCatalogCache, verifiers: StoreVerifiers, policy: TransferPolicy,
-                timeout: Duration, storeStatus: StoreStatusStore? = nil, logger: Logger) {
+                timeout: Duration, storeStatus: StoreStatusStore? = nil, accountTokens: AccountTokenStore? = nil,
+                lookups: LoginThrottle? = nil, logger: Logger) {
+        self.accountTokens = accountTokens
+        self.lookups = lookups
         self.storeStatus = storeStatus
         self.purchases = purchases
         self.catalogs = catalogs
@@ -71,6 +78,10 @@ public struct PurchaseIntakeService: Sendable {
             return .refused(paymentId: nil, .storeNotConfigured(claim.store))
         }
         let intake = PurchaseIntake(account: buyer.account, product: product, claim: claim, event: key)
+        if !claim.hasProofOfPossession, let lookups,
+           case .refused(let retryAfter) = try await lookups.claim(.storeLookups(account: buyer.account)) {
+            throw StoreLookupLimit(retryAfter: retryAfter)
+        }
         guard let verdict = await ask(verifier, claim) else {
             logger.notice("no store verdict; purchase pending", metadata: ["app": "\(app)", "store": "\(claim.store.rawValue)"])
             return try await purchases.recordPending(intake)
@@ -89,8 +100,13 @@ public struct PurchaseIntakeService: Sendable {
             switch PurchaseIntakeRule.decide(verified: verified, product: intake.product, claim: intake.claim,
                                              accountIsSandbox: accountIsSandbox, allowSandbox: catalog.catalog.allowSandbox) {
             case .success(let environment):
-                return try await purchases.record(intake, verified: verified, environment: environment, policy: policy, catalog: catalog,
-                                                  pendingPayment: pendingPayment)
+                var intake = intake
+                intake.accountToken = try await holder(of: verified, app: intake.claim.app, claimant: intake.account)
+                guard case .otherAccount = intake.accountToken else {
+                    return try await purchases.record(intake, verified: verified, environment: environment, policy: policy, catalog: catalog,
+                                                      pendingPayment: pendingPayment)
+                }
+                refusal = .ownedByAnotherAccount("This purchase was made by another account: it carries that account's account token.")
             case .failure(let refused):
                 refusal = refused
             }
@@ -100,6 +116,13 @@ public struct PurchaseIntakeService: Sendable {
             try await purchases.refusePending(pendingPayment, app: intake.claim.app, refusal)
         }
         return .refused(paymentId: pendingPayment, refusal)
+    }
+
+    /// Whose Souk account token `verified` carries, if any.
+    func holder(of verified: VerifiedPurchase, app: String, claimant: UUID) async throws -> AccountTokenHolder {
+        guard let accountTokens, let token = verified.appAccountToken, !token.isEmpty,
+              let account = try await accountTokens.account(token: token, app: app) else { return .unknown }
+        return account == claimant ? .claimant : .otherAccount(account)
     }
 
     /// One signed transaction a device holds (`POST restore`): verified, matched to the catalog
@@ -175,4 +198,11 @@ public struct PurchaseIntakeService: Sendable {
         _ = try await settle(intake, verdict: verdict, catalog: catalog, accountIsSandbox: sandbox, pendingPayment: pending.paymentId)
         return true
     }
+}
+
+/// An account asked the stores about more transactions by id alone than `SignInThrottleRule.storeLookups`
+/// allows: ids are not enumerated at the store's expense (and Souk's store quota).
+public struct StoreLookupLimit: Error, Sendable {
+    /// Seconds until the account may ask again.
+    public var retryAfter: Int
 }

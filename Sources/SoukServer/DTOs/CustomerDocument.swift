@@ -2,7 +2,7 @@ import Foundation
 import SoukCore
 import SoukStore
 
-/// `GET /commerce/<app>/customer` (issue 12 item 10): what the signed-in person has in the app, in
+/// `GET /commerce/<app>/customer`: what the signed-in person has in the app, in
 /// one answer — what RevenueCat's `GET /subscribers/{id}` tells its SDKs, in Souk's own shape:
 /// `{"account", "entitlements", "purchases"}`.
 ///
@@ -17,11 +17,13 @@ struct CustomerDocument: Encodable, Equatable {
     /// claims are not purchases and are left out.
     var purchases: [Purchase]
 
-    /// `{"id", "email", "sandbox"}`: whose answer this is.
+    /// `{"id", "email", "sandbox", "accountToken"}`: whose answer this is, with the account token the
+    /// app passes to its store with every purchase (`GET /commerce/<app>/account-token`).
     struct Account: Encodable, Equatable {
         var id: String
         var email: String
         var sandbox: Bool
+        var accountToken: String
     }
 
     /// One open entitlement and the purchase (or grant) it comes from — the one that lasts longest.
@@ -117,7 +119,7 @@ struct CustomerDocument: Encodable, Equatable {
 extension CustomerDocument {
     /// The document of `buyer`: `snapshot` is their entitlements now, `purchases` every purchase
     /// they made in the app; `environments` those the account sees.
-    init(buyer: PurchaseIntakeService.Buyer, snapshot: EntitlementSnapshot, purchases: [StoredPurchase],
+    init(buyer: PurchaseIntakeService.Buyer, accountToken: UUID, snapshot: EntitlementSnapshot, purchases: [StoredPurchase],
          environments: Set<CommerceEnvironment>) {
         let shown = purchases.filter { purchase in
             switch purchase.status {
@@ -128,7 +130,8 @@ extension CustomerDocument {
         }
         let byPayment = Dictionary(shown.map { ($0.paymentId, $0) }, uniquingKeysWith: { first, _ in first })
         let active = Set(snapshot.activePurchases.map(\.paymentId))
-        account = Account(id: buyer.account.uuidString.lowercased(), email: buyer.email, sandbox: buyer.sandbox)
+        account = Account(id: buyer.account.uuidString.lowercased(), email: buyer.email, sandbox: buyer.sandbox,
+                          accountToken: accountToken.uuidString.lowercased())
         entitlements = snapshot.entitlements.keys.sorted().map { id in
             let access = snapshot.entitlements[id]!
             let purchase = byPayment[access.paymentId]

@@ -16,9 +16,12 @@ public struct Problem: HTTPResponseError, Sendable {
     public var challenge: String?
     /// The `Allow` header of a `405` (RFC 9110 §15.5.6 requires one).
     public var allow: String?
+    /// Seconds in the `Retry-After` header (a `429`'s or a `503`'s).
+    public var retryAfter: Int?
 
     public init(_ status: HTTPResponse.Status, _ detail: String, type: String = "about:blank", purchaseURL: String? = nil,
-                challenge: String? = nil, allow: String? = nil) {
+                challenge: String? = nil, allow: String? = nil, retryAfter: Int? = nil) {
+        self.retryAfter = retryAfter
         self.status = status
         self.detail = detail
         self.type = type
@@ -77,6 +80,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         headers[.contentLength] = String(data.count)
         if let challenge = problem.challenge { headers[.wwwAuthenticate] = challenge }
         if let allow = problem.allow { headers[.allow] = allow }
+        if let retryAfter = problem.retryAfter { headers[.retryAfter] = String(retryAfter) }
         let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data))
         return Response(status: problem.status, headers: headers, body: body)
     }

@@ -11,8 +11,12 @@ public struct PurchaseIntake: Sendable, Equatable {
     public var claim: PurchaseClaim
     /// The CloudEvent that reported it (nil for `POST restore`).
     public var event: PurchaseEventKey?
+    /// Whose account token the verified purchase carries (`TransferRule`).
+    public var accountToken: AccountTokenHolder
 
-    public init(account: UUID, product: ProductDefinition, claim: PurchaseClaim, event: PurchaseEventKey? = nil) {
+    public init(account: UUID, product: ProductDefinition, claim: PurchaseClaim, event: PurchaseEventKey? = nil,
+                accountToken: AccountTokenHolder = .unknown) {
+        self.accountToken = accountToken
         self.account = account
         self.product = product
         self.claim = claim
@@ -50,8 +54,9 @@ extension PurchaseStore {
     /// Records a purchase the store verified, for `intake.account`, in `environment` (decided by
     /// `PurchaseIntakeRule.decide`). Idempotent: a store transaction already recorded for the
     /// account answers its payment again (a later-signed statement updates expiry and revocation);
-    /// one recorded for another account follows `policy` (`TransferRule`), moving every transaction
-    /// of its original transaction and recording the transfer. A CloudEvent already answered keeps
+    /// one recorded for another account moves (every transaction of its original transaction, the
+    /// transfer recorded) only as `TransferRule` allows: the claimant's account token, or signed data
+    /// under `policy`; an id alone never moves it. A CloudEvent already answered keeps
     /// its first outcome. A pending payment of the same claim (`pendingPayment`, the event's, or the
     /// account's pending one for the same claimed transaction) is settled rather than duplicated.
     /// Consumables are credited once, when first recorded and not revoked.
@@ -95,14 +100,17 @@ extension PurchaseStore {
                 } else {
                     let active = policy == .transferIfInactive
                         ? try await Self.hasActiveSubscription(account: owner, app: claim.app, catalog: catalog, at: at, on: sql) : false
-                    decision = TransferRule.decide(policy: policy, owner: owner, claimant: intake.account, ownerHasActiveSubscription: active)
+                    decision = TransferRule.decide(policy: policy, owner: owner, claimant: intake.account, ownerHasActiveSubscription: active,
+                                                   proofOfPossession: claim.hasProofOfPossession, accountToken: intake.accountToken)
                 }
                 switch decision {
                 case .alreadyOwned:
                     break
                 case .keep:
+                    let why = claim.hasProofOfPossession || intake.accountToken != .unknown
+                        ? "transfer policy \(policy.rawValue)" : "a transaction id alone never moves a purchase; present the signed purchase"
                     let refusal = PurchaseRefusal.ownedByAnotherAccount(
-                        "This \(claim.store.rawValue) transaction belongs to another account (transfer policy \(policy.rawValue)).")
+                        "This \(claim.store.rawValue) transaction belongs to another account (\(why)).")
                     if let pending {
                         try await Self.refuse(pending, refusal, at: at, on: sql)
                         changes.accounts.insert(intake.account)

@@ -65,5 +65,7 @@ enum SoukMigrations {
         CreateDailyCounts(),
         // 020: an app's versions by app (issue 15's load test)
         AddAppVersionsAppIndex(),
+        // 021: account tokens, which tie a store purchase to the Souk account that made it
+        CreateAccountTokens(),
     ]
 }

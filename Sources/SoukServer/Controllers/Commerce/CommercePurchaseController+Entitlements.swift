@@ -67,8 +67,14 @@ extension CommercePurchaseController {
         let buyer = try await authenticator.buyer(request)
         let catalog = try await catalog(context)
         let body = try JSONDecoder().decode(RestoreRequest.self, from: Data(buffer: try await request.collectBody(upTo: 1 << 20)))
-        guard body.signedTransactions.count <= 500 else {
-            throw Problem(.badRequest, "At most 500 signed transactions per restore.")
+        guard body.signedTransactions.count <= Self.restoreLimit else {
+            throw Problem(.badRequest, "At most \(Self.restoreLimit) signed transactions per restore.")
+        }
+        // Checked whole before any store is asked: an entry that is not signed data would otherwise
+        // become a look-up by an empty id at the App Store Server API.
+        if let index = body.signedTransactions.firstIndex(where: { !CompactJWS.isWellFormed($0) }) {
+            throw Problem(.badRequest, "signedTransactions[\(index)] is not a compact JWS (three base64url parts joined by dots).",
+                          type: "urn:souk:problem:malformed-restore")
         }
         var restored = 0
         var failures: [String] = []
@@ -96,6 +102,9 @@ extension CommercePurchaseController {
         if !failures.isEmpty { response.headers[.soukRestoreRefused] = String(failures.count) }
         return response
     }
+
+    /// The most signed transactions one restore may carry (a device holds one per product it bought).
+    static var restoreLimit: Int { 100 }
 
     /// `POST consume` (`{"productId": …, "quantity": n}`): uses a consumable, never below zero
     /// (`409` problem `insufficient-balance` then). Production balances are used before Sandbox ones.

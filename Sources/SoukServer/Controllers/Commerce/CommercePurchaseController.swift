@@ -51,7 +51,14 @@ struct CommercePurchaseController<Context: RequestContext> {
         case .failure(let error): throw Problem(.badRequest, "Not a payment-validation CloudEvent: \(error.description)", type: "urn:souk:problem:malformed-event")
         case .success(let value): event = value
         }
-        let outcome = try await intake.submit(event, app: catalog.app, catalog: catalog, buyer: buyer)
+        let outcome: IntakeOutcome
+        do {
+            outcome = try await intake.submit(event, app: catalog.app, catalog: catalog, buyer: buyer)
+        } catch let limit as StoreLookupLimit {
+            throw Problem(.tooManyRequests, "Too many purchases were looked up by transaction id alone from this account; "
+                          + "send the signed purchase, or try again in \(limit.retryAfter) seconds.",
+                          type: "urn:souk:problem:too-many-lookups", retryAfter: limit.retryAfter)
+        }
         switch outcome {
         case .granted(let payment):
             return paymentResponse(payment, status: .created)
