@@ -512,11 +512,18 @@ def flows_commerce(c, buyer, other, work):
     c.call("POST", "/commerce/{app}/consume", 422, params=app, headers=bearer(buyer), json_body={"productId": "studio.brushes"})
     c.call("POST", "/commerce/{app}/consume", 400, params=app, headers=bearer(buyer), json_body={"productId": "studio.credits.50", "quantity": 0})
     c.call("POST", "/commerce/{app}/consume", 400, params=app, headers=bearer(buyer), json_body={"quantity": 1}, note="no productId")
+    unsigned = "eyJhbGciOiJFUzI1NiJ9.e30.c2lnbmF0dXJl"  # a JWS in form, signed by nobody Apple knows
     restored = c.call("POST", "/commerce/{app}/restore", 200, params=app, headers=bearer(other),
-                      json_body={"signedTransactions": [monthly, "not-a-jws"]}, note="one of two refused")
+                      json_body={"signedTransactions": [monthly, unsigned]}, note="one of two refused")
     expect(restored.headers.get("Souk-Restore-Refused") == "1", f"Souk-Restore-Refused: {restored.headers}")
-    c.call("POST", "/commerce/{app}/restore", 422, params=app, headers=bearer(other), json_body={"signedTransactions": ["not-a-jws"]})
+    c.call("POST", "/commerce/{app}/restore", 422, params=app, headers=bearer(other), json_body={"signedTransactions": [unsigned]})
+    c.call("POST", "/commerce/{app}/restore", 400, params=app, headers=bearer(other), json_body={"signedTransactions": [monthly, "not-a-jws"]},
+           note="an entry that is not a compact JWS")
     c.call("POST", "/commerce/{app}/restore", 400, params=app, headers=bearer(other), json_body={"signed": []})
+    token = c.call("GET", "/commerce/{app}/account-token", 200, params=app, headers=bearer(buyer)).json()["accountToken"]
+    expect(customer.json()["account"]["accountToken"] == token, f"the customer document shows the account token: {customer.json()['account']}")
+    c.call("GET", "/commerce/{app}/account-token", 401, params=app)
+    c.call("GET", "/commerce/{app}/account-token", 404, params={"app": "org.example.none"}, headers=bearer(buyer))
     return chain
 
 
