@@ -326,10 +326,19 @@ enum AdminTemplates {
             {{/fileLines}}{{#has-fileLines}}</pre>{{/has-fileLines}}
             <form method="post" action="{{action}}">
             <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <input type="hidden" name="revision" value="{{revision}}">
+            <input type="hidden" name="review" value="{{review}}">
             <input type="hidden" name="catalog" value="{{text}}">
             <button type="submit">Apply these changes</button> <a href="{{catalogHref}}" class="button secondary">Cancel</a>
             </form>{{/unchanged}}
+            {{> end}}
+            """,
+        "admin-catalog-too-large": """
+            {{> start}}
+            {{> console-nav}}
+            <h1>Catalog too large</h1>
+            <p class="error" role="alert">The catalog you sent is larger than {{limit}}, the most the console's editor takes. Nothing was reviewed or applied.</p>
+            <p>Go back to shorten it, or apply a larger file from the operator's shell with <code>souk catalog apply</code>.</p>
+            <p><a href="{{catalogHref}}">Back to the catalog</a></p>
             {{> end}}
             """,
         "admin-integrations": """
@@ -425,7 +434,7 @@ enum AdminTemplates {
             </form>
             {{#none}}<p class="muted">No entries.</p>{{/none}}
             {{^none}}<ol class="audit">{{#entries}}<li><p><strong>{{action}}</strong> of <code>{{target}}</code> by {{actor}} <span class="muted">{{at}}</span></p>
-            <ul class="changes">{{#changes}}<li><code>{{field}}</code>: {{#hasBefore}}<del>{{before}}</del> → {{/hasBefore}}<ins>{{after}}</ins></li>{{/changes}}</ul></li>
+            <ul class="changes">{{#changes}}<li><code>{{field}}</code>: {{#hasBefore}}<del>{{before}}</del> → {{/hasBefore}}{{#hasAfter}}<ins>{{after}}</ins>{{/hasAfter}}{{^hasAfter}}<span class="muted">(removed)</span>{{/hasAfter}}</li>{{/changes}}</ul></li>
             {{/entries}}</ol>{{/none}}
             {{> console-pager}}
             {{> end}}

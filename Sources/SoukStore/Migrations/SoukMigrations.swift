@@ -65,5 +65,7 @@ enum SoukMigrations {
         CreateDailyCounts(),
         // 020: an app's versions by app (issue 15's load test)
         AddAppVersionsAppIndex(),
+        // 029: the console's catalog reviews, kept by digest until applied
+        CreateCatalogReviews(),
     ]
 }
