@@ -9,7 +9,8 @@ import SoukTestSupport
 import Testing
 
 /// The console's catalog editor takes up to 1 MiB of catalog, says `413` over it, and applies
-/// exactly the text reviewed (the review keeps its digest). On both databases.
+/// exactly the text reviewed (the review keeps its digest); the dashboard draws its revenue chart
+/// before any sale. On both databases.
 @Suite struct AdminCatalogReviewTests {
     static let app = CommerceCatalogSamples.readerApp
 
@@ -109,6 +110,33 @@ import Testing
                                                            ["product": String(repeating: " ", count: (1 << 20) + 1) + "{}"])
             #expect(product.status == .contentTooLarge)
             #expect(try await runtime.commerceCatalogs.store.revision(app: Self.app) == 1)
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
+    func theDashboardDrawsTheRevenueChartWithItsTableBeforeAnySale(_ backend: TestBackend) async throws {
+        try await ServerFixture.withRuntime(backend, prepare: AdminConsoleTests.prepare) { client, _ in
+            let olive = try #require(try await WebAccountTests.webSignIn(client, email: "olive@example.com"))
+            let html = String(buffer: try await AdminConsoleTests.get(client, "/admin", session: olive).body)
+            for chart in ["licenses-issued", "license-requests", "license-failures", "active-subscriptions", "revenue"] {
+                #expect(html.contains("<title id=\"chart-\(chart)-title\">"), "\(chart)")
+                #expect(html.contains("<table id=\"table-\(chart)\">"), "\(chart)")
+            }
+            #expect(html.contains("Revenue, ") && html.contains("total 0 per day"))  // the <desc>
+            #expect(html.contains("No sales in these 30 days"))
+        }
+        try await ServerFixture.withRuntime(backend, prepare: AdminConsoleTests.prepare) { client, runtime in
+            try await runtime.catalog.createApp(AppModel(appleItemId: 6_500_000_002, bundleId: "org.example.paid", name: "Paid App"))
+            let ada = try await runtime.catalog.requireAccount(email: "ada@example.com").requireID()
+            let orders = MarketplaceOrderStore(database: runtime.database)
+            let order = try await orders.openOrder(account: ada, appleItemId: 6_500_000_002, price: Price(currency: "USD", amount: 299),
+                                                   environment: .production, processor: "development").order
+            _ = try await orders.markPaid(order.id, amount: 299)
+            let olive = try #require(try await WebAccountTests.webSignIn(client, email: "olive@example.com"))
+            let html = String(buffer: try await AdminConsoleTests.get(client, "/admin", session: olive).body)
+            #expect(html.contains("<title id=\"chart-revenue-in-usd-title\">Revenue in USD</title>"))
+            #expect(html.contains("<td>Paid App</td><td>2.99 USD</td>"))
+            #expect(!html.contains("No sales in these 30 days") && !html.contains("chart-revenue-title"))
         }
     }
 }

@@ -48,6 +48,7 @@ enum AdminTemplates {
             {{#charts}}<figure class="chart-box">{{{svg}}}
             <details><summary>{{title}} as a table</summary><div class="table-wrap" tabindex="0"><table id="{{id}}"><caption class="visually-hidden">{{title}}, per day</caption>
             <thead><tr><th scope="col">Day</th><th scope="col">Value</th></tr></thead><tbody>{{#rows}}<tr><td>{{label}}</td><td>{{value}}</td></tr>{{/rows}}</tbody></table></div></details>
+            {{#note}}<p class="muted">{{note}}</p>{{/note}}
             {{#hasPerItem}}<h3>Revenue per app and plan</h3><div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Revenue per app and plan, last 30 days</caption>
             <thead><tr><th scope="col">App or plan</th><th scope="col">Revenue</th></tr></thead><tbody>{{/hasPerItem}}{{#perItem}}<tr><td>{{item}}</td><td>{{amount}}</td></tr>{{/perItem}}{{#hasPerItem}}</tbody></table></div>{{/hasPerItem}}
             </figure>{{/charts}}
