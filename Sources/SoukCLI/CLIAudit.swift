@@ -8,11 +8,8 @@ extension SoukRuntime {
         try await AuditLog(database: database).record(actor: AuditLog.cliActor, action: action, target: target, before: before, after: after)
     }
 
-    /// A catalog change: the revision before and after, and the diff's lines (which name store
-    /// settings by key and reference, never a secret's value). Nothing when nothing was written.
-    func auditCatalogApply(app: String, beforeRevision: Int?, report: CatalogApplyReport) async throws {
-        guard report.applied else { return }
-        try await auditCLI("catalog.apply", target: "catalog:\(app)", before: ["revision": beforeRevision.map(String.init) ?? ""],
-                           after: ["revision": report.revision.map(String.init) ?? "", "changes": report.diff.lines.joined(separator: "\n")])
+    /// A catalog change, with each value it changed before and after (`AuditLog.recordCatalogApply`).
+    func auditCatalogApply(beforeRevision: Int?, report: CatalogApplyReport) async throws {
+        try await AuditLog(database: database).recordCatalogApply(actor: AuditLog.cliActor, beforeRevision: beforeRevision, report: report)
     }
 }

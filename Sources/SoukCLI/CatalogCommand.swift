@@ -119,7 +119,7 @@ struct CatalogCommand: AsyncParsableCommand {
         do {
             let before = try await runtime.commerceCatalogs.store.state(app: catalog.app)?.revision
             let report = try await runtime.commerceCatalogs.apply(catalog, dryRun: dryRun)
-            try await runtime.auditCatalogApply(app: catalog.app, beforeRevision: before, report: report)
+            try await runtime.auditCatalogApply(beforeRevision: before, report: report)
             return report.description
         } catch let error as CatalogFileError {
             throw CommandFailure("\(file): \(error.description) (nothing applied)")

@@ -99,7 +99,7 @@ struct StoresSetCommand: AsyncParsableCommand {
             var catalog = state.catalog
             catalog.stores = stores
             let report = try await runtime.commerceCatalogs.apply(catalog)
-            try await runtime.auditCatalogApply(app: app, beforeRevision: state.revision, report: report)
+            try await runtime.auditCatalogApply(beforeRevision: state.revision, report: report)
             print(report.description)
             print(StoresStatusCommand.render(app: app, stores: stores, statuses: []))
         }

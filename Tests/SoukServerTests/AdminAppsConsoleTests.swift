@@ -197,19 +197,28 @@ import ZIPFoundation
             #expect(broken.status == .unprocessableContent)
             #expect(String(buffer: broken.body).contains("Not applied"))
 
-            // Apply what was reviewed (the hidden catalog and revision of the review page).
+            // Apply what was reviewed (the hidden catalog and review of the review page).
             var catalog = state.catalog
             catalog.products = catalog.products.map { $0.id == product.id ? edited : $0 }
-            let fields = ["catalog": CatalogFile.encode(catalog), "revision": String(state.revision)]
+            let fields = ["catalog": CatalogFile.encode(catalog), "review": try #require(AdminCatalogReviewTests.reviewID(in: reviewHTML))]
             let applied = try await AdminConsoleTests.post(client, "/admin/catalog/\(app)/apply", session: olive, fields)
             #expect(applied.status == .seeOther)
             let after = try #require(try await runtime.commerceCatalogs.store.state(app: app))
             #expect(after.revision == state.revision + 1)
             #expect(after.catalog.products.first { $0.id == product.id }?.prices == [Price(currency: "USD", amount: 12_345)])
-            // The same review applied again is stale: the catalog moved on.
+            // The same review applied again is refused: a review is taken once.
             #expect(try await AdminConsoleTests.post(client, "/admin/catalog/\(app)/apply", session: olive, fields).status == .conflict)
+            #expect(try await runtime.commerceCatalogs.store.state(app: app)?.revision == state.revision + 1)
+
+            // The audit entry says what changed: the old and new prices, with their currencies, in the log and on its page.
             let entry = try #require(try await AuditLog(database: runtime.database).list(limit: 5).first { $0.action == "catalog.apply" })
             #expect(entry.actor == "olive@example.com" && entry.target == "catalog:\(app)" && entry.after?.contains(product.id) == true)
+            let field = "product \(product.id): prices"
+            #expect(try AdminCatalogReviewTests.object(entry.before)[field] == "4.99 USD, 4.99 EUR")
+            #expect(try AdminCatalogReviewTests.object(entry.after)[field] == "123.45 USD")
+            #expect(try AdminCatalogReviewTests.object(entry.before)["revision"] == String(state.revision))
+            let auditPage = String(buffer: try await AdminConsoleTests.get(client, "/admin/audit?action=catalog.apply", session: sam).body)
+            #expect(auditPage.contains("<code>\(field)</code>: <del>4.99 USD, 4.99 EUR</del> → <ins>123.45 USD</ins>"))
         }
     }
 

@@ -1,7 +1,8 @@
-"""The operator console in Chromium, as an operator walks it (issue 14): sign in, turn on TOTP and
-sign in again with a code, add an app and upload its package with the progress bar, see it in the
-storefront, edit a product through the catalog's diff, find a person (their timeline) and grant an
-entitlement, read the audit log, and open the integrations. Every step passes Browsers.check (style, clean console, axe-core, screenshot)."""
+"""The operator console in Chromium, as an operator walks it (issue 14): sign in, see every dashboard
+chart (revenue at zero before any sale), turn on TOTP and sign in again with a code, add an app and
+upload its package with the progress bar, see it in the storefront, have a catalog over 1 MiB
+refused (413), edit a product through the catalog's diff, find a person (their timeline) and grant
+an entitlement, read the audit log (the old and new price), and open the integrations. Every step passes Browsers.check (style, clean console, axe-core, screenshot)."""
 
 import base64
 import hashlib
@@ -56,7 +57,13 @@ def test_an_operator_runs_the_marketplace_from_the_console(browsers, operator, s
     wait_for(lambda: path_of(driver) == "/admin/people", "the console after signing in")
     driver.get(f"{operator.base}/admin")
     assert "Licenses issued" in driver.page_source and "<svg" in driver.page_source
+    # Every chart is drawn, empty or not: before any sale, the revenue chart at zero with its table.
+    revenue = driver.find_element(By.ID, "chart-revenue-title").find_element(By.XPATH, "ancestor::figure")
+    assert "No sales in these 30 days" in revenue.text, revenue.text
+    assert len(revenue.find_elements(By.CSS_SELECTOR, "table#table-revenue tbody tr")) == 30
     browsers.check(driver, "dashboard")
+    driver.execute_script("arguments[0].scrollIntoView()", revenue)
+    browsers.screenshot(driver, "dashboard-revenue")
 
     # Two-factor sign-in: the setup key, a code, ten recovery codes shown once.
     driver.get(f"{operator.base}/admin/security")
@@ -107,9 +114,18 @@ def test_an_operator_runs_the_marketplace_from_the_console(browsers, operator, s
     assert "Console Upload" in driver.find_element(By.TAG_NAME, "h1").text
     browsers.check(driver, "storefront-app")
 
-    # Edit a product: its JSON, the diff, then apply.
+    # A catalog over 1 MiB is refused with a page that says so (413), not as an expired form.
     driver.get(f"{operator.base}/admin/catalog/org.souk.demo.studio")
     browsers.check(driver, "catalog")
+    driver.execute_script("const area = document.getElementById('catalog-text');"
+                          "area.value = area.value.replace('{', '{' + ' '.repeat(1100000));")
+    submit(driver, "Review changes")
+    wait_for(lambda: "Catalog too large" in heading(driver), "the page saying the catalog is too large")
+    assert "larger than 1 MiB" in driver.page_source and "expired" not in driver.page_source
+    browsers.check(driver, "catalog-too-large", expected_status=413)
+
+    # Edit a product: its JSON, the diff, then apply.
+    driver.get(f"{operator.base}/admin/catalog/org.souk.demo.studio")
     driver.find_element(By.LINK_TEXT, "studio.brushes").click()
     wait_for(lambda: path_of(driver).endswith("/products/studio.brushes"), "the product page")
     area = driver.find_element(By.ID, "product-text")
@@ -151,6 +167,9 @@ def test_an_operator_runs_the_marketplace_from_the_console(browsers, operator, s
     rows = [entry.text for entry in driver.find_elements(By.CSS_SELECTOR, "ol.audit > li")]
     for action in ("account.totp-enable", "app.create", "package.import", "catalog.apply", "entitlement.grant"):
         assert any(action in row and operator.email in row for row in rows), (action, rows[:10])
+    # The price edit's entry says what changed: the old and the new price.
+    changes = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "ol.audit > li ul.changes > li")]
+    assert "product studio.brushes: prices: 2.99 USD → 3.49 USD" in changes, changes
     browsers.check(driver, "audit-log")
 
     # Integrations: events, stores, webhooks and the keys, with their rotation.

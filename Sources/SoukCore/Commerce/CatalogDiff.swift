@@ -29,6 +29,8 @@ public struct CatalogDiff: Sendable, Equatable {
     public var reordered = false
     /// Stores whose settings the file changes (added, changed or removed).
     public var changedStores: [CommerceStore] = []
+    /// Every value the change changes, old and new, in the order of `lines` (what the audit log keeps).
+    public var changes: [FieldChange] = []
 
     public init() {}
 
@@ -42,7 +44,7 @@ public struct CatalogDiff: Sendable, Equatable {
             && a.retiredProducts == b.retiredProducts && a.addedEntitlements == b.addedEntitlements
             && a.changedEntitlements == b.changedEntitlements && a.removedEntitlements == b.removedEntitlements
             && a.allowSandbox?.from == b.allowSandbox?.from && a.allowSandbox?.to == b.allowSandbox?.to && a.reordered == b.reordered
-            && a.changedStores == b.changedStores
+            && a.changedStores == b.changedStores && a.changes == b.changes
     }
 
     /// One line per change (`+ product …`, `~ product …: prices`, `- product … (retired)`), or `no change`.
@@ -85,6 +87,7 @@ public struct CatalogDiff: Sendable, Equatable {
             diff.addedProducts = next.products.map(\.id)
             if next.allowSandbox { diff.allowSandbox = (false, true) }
             diff.changedStores = storeChanges(nil, next.stores)
+            diff.changes = values(of: diff, from: nil, to: next)
             return diff
         }
         let old = current.catalog
@@ -115,6 +118,7 @@ public struct CatalogDiff: Sendable, Equatable {
         let keptEntitlements = old.entitlements.map(\.id).filter(newEntitlementIds.contains)
         diff.reordered = keptProducts != next.products.map(\.id).filter { oldProducts[$0] != nil }
             || keptEntitlements != next.entitlements.map(\.id).filter { oldEntitlements[$0] != nil }
+        diff.changes = values(of: diff, from: old, to: next)
         return diff
     }
 

@@ -48,6 +48,7 @@ enum AdminTemplates {
             {{#charts}}<figure class="chart-box">{{{svg}}}
             <details><summary>{{title}} as a table</summary><div class="table-wrap" tabindex="0"><table id="{{id}}"><caption class="visually-hidden">{{title}}, per day</caption>
             <thead><tr><th scope="col">Day</th><th scope="col">Value</th></tr></thead><tbody>{{#rows}}<tr><td>{{label}}</td><td>{{value}}</td></tr>{{/rows}}</tbody></table></div></details>
+            {{#note}}<p class="muted">{{note}}</p>{{/note}}
             {{#hasPerItem}}<h3>Revenue per app and plan</h3><div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Revenue per app and plan, last 30 days</caption>
             <thead><tr><th scope="col">App or plan</th><th scope="col">Revenue</th></tr></thead><tbody>{{/hasPerItem}}{{#perItem}}<tr><td>{{item}}</td><td>{{amount}}</td></tr>{{/perItem}}{{#hasPerItem}}</tbody></table></div>{{/hasPerItem}}
             </figure>{{/charts}}
@@ -326,10 +327,19 @@ enum AdminTemplates {
             {{/fileLines}}{{#has-fileLines}}</pre>{{/has-fileLines}}
             <form method="post" action="{{action}}">
             <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <input type="hidden" name="revision" value="{{revision}}">
+            <input type="hidden" name="review" value="{{review}}">
             <input type="hidden" name="catalog" value="{{text}}">
             <button type="submit">Apply these changes</button> <a href="{{catalogHref}}" class="button secondary">Cancel</a>
             </form>{{/unchanged}}
+            {{> end}}
+            """,
+        "admin-catalog-too-large": """
+            {{> start}}
+            {{> console-nav}}
+            <h1>Catalog too large</h1>
+            <p class="error" role="alert">The catalog you sent is larger than {{limit}}, the most the console's editor takes. Nothing was reviewed or applied.</p>
+            <p>Go back to shorten it, or apply a larger file from the operator's shell with <code>souk catalog apply</code>.</p>
+            <p><a href="{{catalogHref}}">Back to the catalog</a></p>
             {{> end}}
             """,
         "admin-integrations": """
@@ -425,7 +435,7 @@ enum AdminTemplates {
             </form>
             {{#none}}<p class="muted">No entries.</p>{{/none}}
             {{^none}}<ol class="audit">{{#entries}}<li><p><strong>{{action}}</strong> of <code>{{target}}</code> by {{actor}} <span class="muted">{{at}}</span></p>
-            <ul class="changes">{{#changes}}<li><code>{{field}}</code>: {{#hasBefore}}<del>{{before}}</del> → {{/hasBefore}}<ins>{{after}}</ins></li>{{/changes}}</ul></li>
+            <ul class="changes">{{#changes}}<li><code>{{field}}</code>: {{#hasBefore}}<del>{{before}}</del> → {{/hasBefore}}{{#hasAfter}}<ins>{{after}}</ins>{{/hasAfter}}{{^hasAfter}}<span class="muted">(removed)</span>{{/hasAfter}}</li>{{/changes}}</ul></li>
             {{/entries}}</ol>{{/none}}
             {{> console-pager}}
             {{> end}}

@@ -67,5 +67,7 @@ enum SoukMigrations {
         AddAppVersionsAppIndex(),
         // 021: account tokens, which tie a store purchase to the Souk account that made it
         CreateAccountTokens(),
+        // 029: the console's catalog reviews, kept by digest until applied
+        CreateCatalogReviews(),
     ]
 }

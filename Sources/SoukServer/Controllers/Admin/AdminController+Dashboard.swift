@@ -7,7 +7,8 @@ import Synchronization
 /// The dashboard's charts: the last 30 days of licenses issued (installs and restores), license
 /// requests and failures, active subscriptions and the marketplace's own revenue per day and per
 /// app — SVG drawn by the server (`SVGChart`), each with a text alternative and a table of the
-/// same numbers. The figures are read at most once a minute per process (`DashboardCache`), so
+/// same numbers. Every chart is drawn, empty or not: with no sale in the 30 days the revenue chart
+/// is drawn at zero and says so, as the license charts are. The figures are read at most once a minute per process (`DashboardCache`), so
 /// the page stays fast however many rows the tables hold.
 extension AdminController {
     static var dashboardDays: Int { 30 }
@@ -20,6 +21,7 @@ extension AdminController {
             var values: [String: Any] = ["svg": chart.svg, "title": chart.title, "rows": chart.rows, "id": chart.id]
             values["perItem"] = chart.perItem
             values["hasPerItem"] = chart.perItem != nil
+            values["note"] = chart.note
             return values
         }
         return ((snapshot.counts, snapshot.at), charts)
@@ -52,9 +54,13 @@ extension AdminController {
                 perItem.append(["item": Self.itemName(item, names: names), "amount": format(amount)])
             }
         }
+        if figures.revenue.isEmpty {
+            charts.append(SVGChart(title: "Revenue", unit: "per day", points: labels.map { SVGChart.Point(label: $0, value: 0) }))
+        }
         var values = charts.map { DashboardChart(svg: $0.svg, title: $0.title, id: "table-" + SVGChart.slug($0.title), rows: $0.table) }
         // Revenue per item is listed under the last revenue chart (all currencies, highest first).
         if !perItem.isEmpty { values[values.count - 1].perItem = perItem }
+        if figures.revenue.isEmpty { values[values.count - 1].note = "No sales in these 30 days: nothing was paid or refunded." }
         let snapshot = DashboardSnapshot(at: end, counts: counts, charts: values)
         dashboardCache.store(snapshot)
         return snapshot
@@ -79,6 +85,8 @@ struct DashboardChart: Sendable {
     var id: String
     var rows: [[String: String]]
     var perItem: [[String: String]]?
+    /// Said under the chart (an empty revenue chart says why it is empty).
+    var note: String?
 }
 
 /// What the dashboard shows, as of `at`.

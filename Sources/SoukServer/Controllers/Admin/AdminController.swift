@@ -95,7 +95,8 @@ struct AdminController<Context: RequestContext> {
     }
 
     /// The fields an audit entry changed, as `field: before → after` lines (every field of a
-    /// creation; long values shortened for the page — `souk audit export` has them whole).
+    /// creation; a field only before was removed; long values shortened for the page — `souk audit
+    /// export` has them whole).
     static func changes(before: String?, after: String?) -> [[String: Any]] {
         func fields(_ json: String?) -> [String: String] {
             guard let data = json?.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
@@ -105,7 +106,8 @@ struct AdminController<Context: RequestContext> {
         let old = fields(before), new = fields(after)
         return Set(old.keys).union(new.keys).sorted().compactMap { key -> [String: Any]? in
             guard old[key] != new[key] else { return nil }
-            return ["field": key, "before": short(old[key] ?? ""), "after": short(new[key] ?? ""), "hasBefore": old[key] != nil]
+            return ["field": key, "before": short(old[key] ?? ""), "after": short(new[key] ?? ""), "hasBefore": old[key] != nil,
+                    "hasAfter": new[key] != nil]
         }
     }
 

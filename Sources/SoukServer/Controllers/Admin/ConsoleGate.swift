@@ -46,11 +46,12 @@ struct ConsoleGate: Sendable {
     }
 
     /// The form of a console POST from an operator (`operatorOnly`) or any console role; 403 without
-    /// the session's CSRF token or the role.
-    func form(_ request: Request, context: some RequestContext, operatorOnly: Bool = false) async throws -> (ConsoleSession, FormBody) {
+    /// the session's CSRF token or the role, 413 for a body over `maxBytes`.
+    func form(_ request: Request, context: some RequestContext, operatorOnly: Bool = false,
+              maxBytes: Int = FormBody.maxBytes) async throws -> (ConsoleSession, FormBody) {
         let session = try await self.session(request)
         guard let stored = try await sessions.find(session.cookie) else { throw Problem(.forbidden, "Sign in again.") }
-        let form = try await sessions.checkedForm(request, session: stored, context: context)
+        let form = try await sessions.checkedForm(request, session: stored, context: context, maxBytes: maxBytes)
         if operatorOnly { try Self.requireOperator(session) }
         return (session, form)
     }
