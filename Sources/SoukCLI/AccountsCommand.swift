@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HummingbirdBcrypt
+import SoukCore
 import SoukStore
 
 #if canImport(Glibc)

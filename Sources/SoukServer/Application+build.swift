@@ -94,6 +94,9 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                   orders: MarketplaceOrderStore(database: runtime.database), subscriptions: MarketplaceSubscriptionStore(purchases: runtime.purchases))
         .addRoutes(to: router)
     AccountPagesController(runtime: runtime, sessions: sessions).addRoutes(to: router)
+    PasswordResetController(links: PasswordResetLinks(database: runtime.database, now: now), catalog: runtime.catalog, tokens: runtime.tokens,
+                            sessions: sessions, keys: runtime.keys, pages: pages, secure: runtime.config.publicURL.hasPrefix("https://"))
+        .addRoutes(to: router)
     AccountAPIController(bearer: bearer, catalog: runtime.catalog).addRoutes(to: router)
     AdminController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now).addRoutes(to: router)
     AppPagesController(runtime: runtime, sessions: sessions, pages: pages).addRoutes(to: router)

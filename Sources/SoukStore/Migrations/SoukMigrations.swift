@@ -65,5 +65,7 @@ enum SoukMigrations {
         CreateDailyCounts(),
         // 020: an app's versions by app (issue 15's load test)
         AddAppVersionsAppIndex(),
+        // 023: password reset links made in the console
+        CreatePasswordResetLinks(),
     ]
 }
