@@ -47,6 +47,12 @@ PASSWORD=$(sed -n 's/.*demo account .*password \([^ ]*\) .*/\1/p' "$STARTED_LOG"
 RETRY_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
 (cd "$WORK" && "$SOUK" accounts create --email retry@souk.example --password "$RETRY_PASSWORD" >/dev/null) \
   || fail "souk accounts create"
+# A support account that makes a reset link for a customer of its own (test_password_reset.py).
+SUPPORT_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
+RESET_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
+(cd "$WORK" && "$SOUK" accounts create --email helpdesk@souk.example --password "$SUPPORT_PASSWORD" --role support >/dev/null \
+  && "$SOUK" accounts create --email forgetful@souk.example --password "$RESET_PASSWORD" >/dev/null) \
+  || fail "souk accounts create (support and reset accounts)"
 # The demo's console operator for the console's walk, and a package (a zip, as a browser uploads it) of an app it adds.
 OPERATOR_PASSWORD=$(sed -n 's/.*demo console .*password \([^ ]*\) .*/\1/p' "$STARTED_LOG" | head -1)
 [ -n "$OPERATOR_PASSWORD" ] || fail "the demo operator's password is not in the start-up banner"
@@ -71,6 +77,8 @@ SOUK_BROWSER_BASE="$BASE" SOUK_BROWSER_EMAIL=demo@souk.example SOUK_BROWSER_PASS
   SOUK_BROWSER_RETRY_EMAIL=retry@souk.example SOUK_BROWSER_RETRY_PASSWORD="$RETRY_PASSWORD" \
   SOUK_BROWSER_SIGNUP_BASE="$SIGNUP_BASE" SOUK_BROWSER_OUTPUT="$OUTPUT" \
   SOUK_BROWSER_OPERATOR_EMAIL=operator@souk.example SOUK_BROWSER_OPERATOR_PASSWORD="$OPERATOR_PASSWORD" \
+  SOUK_BROWSER_SUPPORT_EMAIL=helpdesk@souk.example SOUK_BROWSER_SUPPORT_PASSWORD="$SUPPORT_PASSWORD" \
+  SOUK_BROWSER_RESET_EMAIL=forgetful@souk.example SOUK_BROWSER_RESET_PASSWORD="$RESET_PASSWORD" \
   SOUK_BROWSER_PACKAGE_ZIP="$WORK/console-package.zip" \
   "${RUNNER[@]}" "$PYTHON" -m pytest Tests/browser "$@"
 result=$?

@@ -5,6 +5,8 @@ SOUK_BROWSER_EMAIL/_PASSWORD its demo account
 SOUK_BROWSER_RETRY_EMAIL/_PASSWORD an account of the same server for the wrong-password test
 SOUK_BROWSER_SIGNUP_BASE     a second `souk serve --demo` with SOUK_SIGN_UP=true
 SOUK_BROWSER_OPERATOR_EMAIL/_PASSWORD an operator of the first server (the console's walk)
+SOUK_BROWSER_SUPPORT_EMAIL/_PASSWORD a support account of the first server (the reset link)
+SOUK_BROWSER_RESET_EMAIL/_PASSWORD a customer of the first server whose password support resets
 SOUK_BROWSER_PACKAGE_ZIP     a package zip of app 6446000777 (org.souk.browser.console) to upload
 SOUK_BROWSER_OUTPUT          where screenshots go
 
@@ -44,6 +46,17 @@ def retry_server():
 @pytest.fixture(scope="session")
 def operator():
     return Server(os.environ["SOUK_BROWSER_BASE"], os.environ["SOUK_BROWSER_OPERATOR_EMAIL"], os.environ["SOUK_BROWSER_OPERATOR_PASSWORD"])
+
+
+@pytest.fixture(scope="session")
+def support():
+    return Server(os.environ["SOUK_BROWSER_BASE"], os.environ["SOUK_BROWSER_SUPPORT_EMAIL"], os.environ["SOUK_BROWSER_SUPPORT_PASSWORD"])
+
+
+@pytest.fixture(scope="session")
+def reset_person():
+    """A customer of the first server whose password the reset test replaces (nobody else signs in as it)."""
+    return Server(os.environ["SOUK_BROWSER_BASE"], os.environ["SOUK_BROWSER_RESET_EMAIL"], os.environ["SOUK_BROWSER_RESET_PASSWORD"])
 
 
 @pytest.fixture(scope="session")
