@@ -41,6 +41,11 @@ public struct PasswordResetLinks: Sendable {
         return made
     }
 
+    /// Ends the account's links (a password set another way: a link must not replace it later).
+    public func cancel(account: UUID) async throws {
+        try await database.sql.raw("DELETE FROM password_reset_links WHERE account_id = \(bind: account)").run()
+    }
+
     /// The account a link is for, while it is unused and unexpired; nil otherwise.
     public func account(token: String) async throws -> UUID? {
         try await database.sql.raw("""
