@@ -1,7 +1,8 @@
 /// The admin pages' templates (merged into `Pages`; names must not clash with other groups').
 /// Each starts with `{{> start}}` (or `{{> start-plain}}`) and ends with `{{> end}}`; console pages
 /// put `{{> console-nav}}` first in `main`. Actions an operator's role alone may take are inside
-/// `{{#isOperator}}`, so support never sees them (their POSTs answer 403 as well).
+/// `{{#isOperator}}`, so support never sees them (their POSTs answer 403 as well); the person page's
+/// actions show where SoukCore's `StaffScope` allows them (`{{#canDisable}}`, `{{#canReset}}` …).
 enum AdminTemplates {
     static let all: [String: String] = [
         "console-nav": """
