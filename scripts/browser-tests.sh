@@ -47,6 +47,12 @@ PASSWORD=$(sed -n 's/.*demo account .*password \([^ ]*\) .*/\1/p' "$STARTED_LOG"
 RETRY_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
 (cd "$WORK" && "$SOUK" accounts create --email retry@souk.example --password "$RETRY_PASSWORD" >/dev/null) \
   || fail "souk accounts create"
+# A support account that makes a reset link for a customer of its own (test_password_reset.py).
+SUPPORT_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
+RESET_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
+(cd "$WORK" && "$SOUK" accounts create --email helpdesk@souk.example --password "$SUPPORT_PASSWORD" --role support >/dev/null \
+  && "$SOUK" accounts create --email forgetful@souk.example --password "$RESET_PASSWORD" >/dev/null) \
+  || fail "souk accounts create (support and reset accounts)"
 # The demo's console operator for the console's walk, and a package (a zip, as a browser uploads it) of an app it adds.
 OPERATOR_PASSWORD=$(sed -n 's/.*demo console .*password \([^ ]*\) .*/\1/p' "$STARTED_LOG" | head -1)
 [ -n "$OPERATOR_PASSWORD" ] || fail "the demo operator's password is not in the start-up banner"
@@ -62,7 +68,13 @@ with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
             path = os.path.join(folder, name)
             archive.write(path, os.path.relpath(path, root))
 PY
-SOUK_DATA_DIR="$WORK/sign-up-data" SOUK_SIGN_UP=true start SIGNUP_BASE --demo
+# `serve --demo` lets its operator into the console with a password only, and says so.
+grep -q "the console does not require two-factor sign-in" "$STARTED_LOG" || fail "the --demo banner does not say two-factor sign-in is off"
+# The second server requires two-factor sign-in for the console after all (test_console_two_factor.py).
+SOUK_DATA_DIR="$WORK/sign-up-data" SOUK_SIGN_UP=true SOUK_CONSOLE_REQUIRES_TWO_FACTOR=true start SIGNUP_BASE --demo
+SIGNUP_OPERATOR_PASSWORD=$(sed -n 's/.*demo console .*password \([^ ]*\) .*/\1/p' "$STARTED_LOG" | head -1)
+[ -n "$SIGNUP_OPERATOR_PASSWORD" ] || fail "the second demo operator's password is not in the start-up banner"
+! grep -q "the console does not require two-factor sign-in" "$STARTED_LOG" || fail "the banner says two-factor sign-in is off, but it was asked for"
 
 rm -rf "$OUTPUT"
 mkdir -p "$OUTPUT"
@@ -70,7 +82,10 @@ set +e
 SOUK_BROWSER_BASE="$BASE" SOUK_BROWSER_EMAIL=demo@souk.example SOUK_BROWSER_PASSWORD="$PASSWORD" \
   SOUK_BROWSER_RETRY_EMAIL=retry@souk.example SOUK_BROWSER_RETRY_PASSWORD="$RETRY_PASSWORD" \
   SOUK_BROWSER_SIGNUP_BASE="$SIGNUP_BASE" SOUK_BROWSER_OUTPUT="$OUTPUT" \
+  SOUK_BROWSER_SIGNUP_OPERATOR_PASSWORD="$SIGNUP_OPERATOR_PASSWORD" \
   SOUK_BROWSER_OPERATOR_EMAIL=operator@souk.example SOUK_BROWSER_OPERATOR_PASSWORD="$OPERATOR_PASSWORD" \
+  SOUK_BROWSER_SUPPORT_EMAIL=helpdesk@souk.example SOUK_BROWSER_SUPPORT_PASSWORD="$SUPPORT_PASSWORD" \
+  SOUK_BROWSER_RESET_EMAIL=forgetful@souk.example SOUK_BROWSER_RESET_PASSWORD="$RESET_PASSWORD" \
   SOUK_BROWSER_PACKAGE_ZIP="$WORK/console-package.zip" \
   "${RUNNER[@]}" "$PYTHON" -m pytest Tests/browser "$@"
 result=$?

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HummingbirdBcrypt
+import SoukCore
 import SoukStore
 
 #if canImport(Glibc)
@@ -61,7 +62,7 @@ struct AccountsCommand: AsyncParsableCommand {
 extension AccountsCommand {
     struct ResetPassword: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "reset-password", abstract: "Set a new password and sign the account out everywhere.")
+            commandName: "reset-password", abstract: "Set a new password, end the account's reset links and sign it out everywhere.")
         @OptionGroup var settings: SettingsOptions
         @Option(help: "Email address of the account.") var email: String
         @Option(help: "New password (at least 8 characters); prompted for when omitted.") var password: String?
@@ -74,6 +75,8 @@ extension AccountsCommand {
                 try await account.save(on: runtime.database.db)
                 try await runtime.tokens.revokeAll(accountID: try account.requireID())
                 try await WebSessionStore(database: runtime.database).deleteAll(accountID: try account.requireID())
+                // A reset link made in the console would otherwise replace this password later.
+                try await PasswordResetLinks(database: runtime.database).cancel(account: try account.requireID())
                 print("New password set for \(account.email); its devices must sign in again")
             }
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Hummingbird
 import NIOCore
 
@@ -40,6 +41,9 @@ struct ServeCommand: AsyncParsableCommand {
         extra["publicUrl"] = publicUrl
         extra["tlsCert"] = tlsCert
         extra["tlsKey"] = tlsKey
+        // The demo's operator signs in with a password only (unless the environment asks for more).
+        let demoWithoutTwoFactor = demo && ProcessInfo.processInfo.environment["SOUK_CONSOLE_REQUIRES_TWO_FACTOR"] == nil
+        if demoWithoutTwoFactor { extra["consoleRequiresTwoFactor"] = "false" }
         let runtime = try await settings.openRuntime(extraFlags: extra, quiet: false)
         var demoLines: [String] = []
         if demo {
@@ -65,6 +69,9 @@ struct ServeCommand: AsyncParsableCommand {
                   ⚠️  restore and updates answer 503 until the marketplace has its AppleItemID (from App Store Connect):
                      souk marketplace set --apple-item-id <N>
                 """)
+        }
+        if demoWithoutTwoFactor {
+            warnings.append("  ⚠️  the console does not require two-factor sign-in (--demo); without --demo support and operators enrol first")
         }
         let extraLines = demoLines + warnings
         let app = try buildApplication(runtime) { channel in

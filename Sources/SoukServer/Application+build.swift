@@ -93,7 +93,11 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                   passwords: passwords, keys: runtime.keys, pages: pages, licenses: LicenseStore(database: runtime.database),
                   orders: MarketplaceOrderStore(database: runtime.database), subscriptions: MarketplaceSubscriptionStore(purchases: runtime.purchases))
         .addRoutes(to: router)
-    AccountPagesController(runtime: runtime, sessions: sessions).addRoutes(to: router)
+    AccountPagesController(runtime: runtime, sessions: sessions, throttle: LoginThrottle(database: runtime.database, now: now), pages: pages)
+        .addRoutes(to: router)
+    PasswordResetController(links: PasswordResetLinks(database: runtime.database, now: now), catalog: runtime.catalog, tokens: runtime.tokens,
+                            sessions: sessions, keys: runtime.keys, pages: pages, secure: runtime.config.publicURL.hasPrefix("https://"))
+        .addRoutes(to: router)
     AccountAPIController(bearer: bearer, catalog: runtime.catalog).addRoutes(to: router)
     AdminController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now).addRoutes(to: router)
     AppPagesController(runtime: runtime, sessions: sessions, pages: pages).addRoutes(to: router)

@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test(arguments: TestBackend.available)
-    func supportGrantsAndResetsPasswordsButCannotDisable(_ backend: TestBackend) async throws {
+    func supportGrantsAndMakesResetLinksButCannotDisable(_ backend: TestBackend) async throws {
         try await ServerFixture.withRuntime(backend, prepare: Self.prepare) { client, runtime in
             let support = try #require(try await WebAccountTests.webSignIn(client, email: "sam@example.com"))
             let adaId = try await Self.id(runtime, "ada@example.com")
@@ -111,13 +111,14 @@ import Testing
             #expect(granted.status == .seeOther)
             let reset = try await Self.post(client, "/admin/people/\(adaId)/reset-password", session: support)
             #expect(reset.status == .ok)
-            #expect(String(buffer: reset.body).contains("New password, shown once"))
+            #expect(String(buffer: reset.body).contains("Reset link, shown once"))
             #expect(try await WebAccountTests.webSignIn(client, email: "ada@example.com") == nil)
 
             let entries = try await AuditLog(database: runtime.database).list()
-            #expect(entries.map(\.action) == ["account.reset-password", "entitlement.grant"])
+            // Newest first: the refused disable is audited too.
+            #expect(entries.map(\.action) == ["account.reset-password", "entitlement.grant", "console.refused"])
             #expect(entries.allSatisfy { $0.actor == "sam@example.com" && $0.target == "account:\(adaId)" })
-            #expect(entries[0].after?.contains("generated") == true)
+            #expect(entries[0].after?.contains("reset link until") == true)
 
             // The operator may disable; the audit log has the before and after.
             let operatorSession = try #require(try await WebAccountTests.webSignIn(client, email: "olive@example.com"))

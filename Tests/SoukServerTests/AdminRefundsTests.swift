@@ -41,8 +41,8 @@ import Testing
             let uri = "/admin/people/\(ada)/orders/\(orderId)/refund"
             #expect(try await AdminConsoleTests.post(client, uri, session: sam).status == .forbidden)
             // Another person's id cannot reach this order.
-            let olivesId = try await AdminConsoleTests.id(runtime, "olive@example.com")
-            #expect(try await AdminConsoleTests.post(client, "/admin/people/\(olivesId)/orders/\(orderId)/refund", session: olive).status == .notFound)
+            let samsId = try await AdminConsoleTests.id(runtime, "sam@example.com")
+            #expect(try await AdminConsoleTests.post(client, "/admin/people/\(samsId)/orders/\(orderId)/refund", session: olive).status == .notFound)
 
             // Stripe down: nothing refunded, a clear 503.
             faults.down(status: 503)
@@ -118,8 +118,8 @@ import Testing
             #expect(try await CheckoutTests.deliver(client, stripe, try stripe.refund(invoice: invoiceId)).status == .ok)
             #expect(try await plans.subscriptions(account: adaId).first?.state == .revoked)
             // Another person's id does not reach this plan.
-            let olivesId = try await AdminConsoleTests.id(runtime, "olive@example.com")
-            #expect(try await AdminConsoleTests.post(client, "/admin/people/\(olivesId)/plans/\(stored.id.uuidString.lowercased())/refund",
+            let samsId = try await AdminConsoleTests.id(runtime, "sam@example.com")
+            #expect(try await AdminConsoleTests.post(client, "/admin/people/\(samsId)/plans/\(stored.id.uuidString.lowercased())/refund",
                                                      session: olive).status == .notFound)
         }
     }

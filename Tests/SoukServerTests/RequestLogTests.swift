@@ -50,6 +50,7 @@ final class CapturedLogs: Sendable {
             try await buildApplication(runtime).test(.router) { client in
                 _ = try await client.execute(uri: OAuthTests.authorizeURI(hint: "a@b.c"), method: .get)
                 _ = try await client.execute(uri: "/license/resolve?account=grace%40example.com", method: .get)
+                _ = try await client.execute(uri: "/reset/spr_resetlinksecret", method: .get)
             }
         } catch {
             await runtime.close()
@@ -59,6 +60,9 @@ final class CapturedLogs: Sendable {
         let requests = logs.all.filter { $0.contains("hb.request.path=") }
         #expect(requests.contains { $0.contains("hb.request.path=/oauth/authorize?login_hint=…&client_id=…") && $0.contains("hb.response.status=200") })
         #expect(requests.contains { $0.contains("hb.request.path=/license/resolve?account=…") })
+        // A reset link's secret is its path.
+        #expect(requests.contains { $0.contains("hb.request.path=/reset/…") && $0.contains("hb.response.status=404") })
+        #expect(!logs.all.contains { $0.contains("resetlinksecret") })
         #expect(!logs.all.contains { $0.contains("a@b.c") || $0.contains("grace") || $0.contains("EE01F1C6") })
     }
 }

@@ -3,8 +3,11 @@
 SOUK_BROWSER_BASE            a `souk serve --demo` (sign-up closed)
 SOUK_BROWSER_EMAIL/_PASSWORD its demo account
 SOUK_BROWSER_RETRY_EMAIL/_PASSWORD an account of the same server for the wrong-password test
-SOUK_BROWSER_SIGNUP_BASE     a second `souk serve --demo` with SOUK_SIGN_UP=true
+SOUK_BROWSER_SIGNUP_BASE     a second `souk serve --demo` with SOUK_SIGN_UP=true and SOUK_CONSOLE_REQUIRES_TWO_FACTOR=true
+SOUK_BROWSER_SIGNUP_OPERATOR_PASSWORD the password of that server's demo operator (operator@souk.example)
 SOUK_BROWSER_OPERATOR_EMAIL/_PASSWORD an operator of the first server (the console's walk)
+SOUK_BROWSER_SUPPORT_EMAIL/_PASSWORD a support account of the first server (the reset link)
+SOUK_BROWSER_RESET_EMAIL/_PASSWORD a customer of the first server whose password support resets
 SOUK_BROWSER_PACKAGE_ZIP     a package zip of app 6446000777 (org.souk.browser.console) to upload
 SOUK_BROWSER_OUTPUT          where screenshots go
 
@@ -44,6 +47,23 @@ def retry_server():
 @pytest.fixture(scope="session")
 def operator():
     return Server(os.environ["SOUK_BROWSER_BASE"], os.environ["SOUK_BROWSER_OPERATOR_EMAIL"], os.environ["SOUK_BROWSER_OPERATOR_PASSWORD"])
+
+
+@pytest.fixture(scope="session")
+def support():
+    return Server(os.environ["SOUK_BROWSER_BASE"], os.environ["SOUK_BROWSER_SUPPORT_EMAIL"], os.environ["SOUK_BROWSER_SUPPORT_PASSWORD"])
+
+
+@pytest.fixture(scope="session")
+def reset_person():
+    """A customer of the first server whose password the reset test replaces (nobody else signs in as it)."""
+    return Server(os.environ["SOUK_BROWSER_BASE"], os.environ["SOUK_BROWSER_RESET_EMAIL"], os.environ["SOUK_BROWSER_RESET_PASSWORD"])
+
+
+@pytest.fixture(scope="session")
+def enrolling_operator():
+    """The second server's demo operator, who must turn two-factor sign-in on before the console opens."""
+    return Server(os.environ["SOUK_BROWSER_SIGNUP_BASE"], "operator@souk.example", os.environ["SOUK_BROWSER_SIGNUP_OPERATOR_PASSWORD"])
 
 
 @pytest.fixture(scope="session")

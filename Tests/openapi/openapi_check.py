@@ -106,8 +106,8 @@ NOT_JSON = [
     (r"GET|POST", r"/(|apps|search|sitemap\.xml|favicon\.ico)"),
     (r"GET", r"/(categories/\{slug\}|sitemaps/\{page\}\.xml|assets/\{file\}|media/\{file\}|apps/\{appleItemId\}(/icon)?)"),
     (r"POST", r"/apps/\{appleItemId\}/(install|buy)"),
-    # Website sign-in, account pages, the operator console and the OAuth authorization page (HTML forms).
-    (r"GET|POST", r"/(signin|signin/code|signup|signout|account(/.*)?|admin(/.*)?|oauth/authorize)"),
+    # Website sign-in, password reset links, account pages, the operator console and the OAuth authorization page (HTML forms).
+    (r"GET|POST", r"/(signin|signin/code|signup|signout|reset/\{token\}|account(/.*)?|admin(/.*)?|oauth/authorize)"),
     # The license resolution page (HTML), Prometheus text, DER certificates.
     (r"GET", r"/(license/resolve|metrics|marketplace-kit/certificates/(signing|encryption)\.cer)"),
     # Package files: the developer's manifest, signature and variants, served byte for byte (docs/packages.md).

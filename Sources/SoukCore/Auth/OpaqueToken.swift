@@ -12,6 +12,7 @@ public enum OpaqueToken {
         case installGrant = "sig_"
         case session = "sss_"
         case csrf = "scs_"
+        case passwordReset = "spr_"
     }
 
     /// A fresh secret from the system's secure random generator.

@@ -27,6 +27,8 @@ public struct SoukConfig: Sendable {
     public var allowPlainPKCE = true
     /// Whether people may create their own accounts on the website (`/signup`).
     public var signUpEnabled = false
+    /// Whether support and operator accounts must turn on two-factor sign-in before the console opens.
+    public var consoleRequiresTwoFactor = true
     /// `updates.pollingInterval` of `/.well-known/marketplace-kit`, in hours (never below 24).
     public var updatesPollingHours = 24
     /// How often each process checks the catalog change log (and re-reads signing keys); 0 checks on every request.
@@ -142,6 +144,7 @@ public struct SoukConfig: Sendable {
         ("authorizationCodeSeconds", "SOUK_AUTHORIZATION_CODE_SECONDS", "-", "authorization code lifetime (default 60)"),
         ("allowPlainPkce", "SOUK_ALLOW_PLAIN_PKCE", "-", "accept code_challenge_method=plain (default true)"),
         ("signUp", "SOUK_SIGN_UP", "-", "let people create accounts at /signup (default false)"),
+        ("consoleRequiresTwoFactor", "SOUK_CONSOLE_REQUIRES_TWO_FACTOR", "-", "support and operators see only the two-factor enrolment page until it is on (default true; serve --demo turns it off)"),
         ("updatesPollingHours", "SOUK_UPDATES_POLLING_HOURS", "-", "hours between update checks, at least 24 (default 24)"),
         ("catalogRefreshMs", "SOUK_CATALOG_REFRESH_MS", "-", "how often a process looks for catalog and key changes made elsewhere (default 1000)"),
         ("cleanupIntervalSeconds", "SOUK_CLEANUP_INTERVAL_SECONDS", "-", "seconds between sweeps of expired rows, 0 for none (default 900; one process sweeps at a time)"),
@@ -358,6 +361,12 @@ public struct SoukConfig: Sendable {
         if let signUp = try await reader.string("signUp") {
             guard let value = Bool(signUp.lowercased()) else { throw reader.error("signUp", signUp, "must be true or false") }
             config.signUpEnabled = value
+        }
+        if let required = try await reader.string("consoleRequiresTwoFactor") {
+            guard let value = Bool(required.lowercased()) else {
+                throw reader.error("consoleRequiresTwoFactor", required, "must be true or false")
+            }
+            config.consoleRequiresTwoFactor = value
         }
         return config
     }

@@ -36,8 +36,10 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         ])
     }
 
-    /// The path, and the query's parameter names with every value replaced by `…`.
-    static func redacted(path: String, query: String?) -> String {
+    /// The path, and the query's parameter names with every value replaced by `…`. A password reset
+    /// link carries its secret in the path: it is logged as `/reset/…`.
+    static func redacted(path rawPath: String, query: String?) -> String {
+        let path = rawPath.hasPrefix("/reset/") ? "/reset/…" : rawPath
         guard let query, !query.isEmpty else { return path }
         let names = query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]

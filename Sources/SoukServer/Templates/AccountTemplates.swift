@@ -83,5 +83,25 @@ enum AccountTemplates {
             <button type="submit" class="danger">Delete my account</button></form>
             {{> end}}
             """,
+        "password-reset": """
+            {{> start-plain}}
+            <h1>Choose a new password</h1>
+            <p>For <strong>{{email}}</strong> on {{marketplace}}. This link works once.</p>
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            <form method="post" action="{{action}}" class="narrow"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="new-password">New password (at least 8 characters)</label>
+            <input id="new-password" name="new_password" type="password" autocomplete="new-password" required minlength="8" autofocus>
+            <label for="confirm-password">New password again</label>
+            <input id="confirm-password" name="confirm_password" type="password" autocomplete="new-password" required minlength="8">
+            <button type="submit">Set password</button></form>
+            {{> end}}
+            """,
+        "password-reset-invalid": """
+            {{> start-plain}}
+            <h1>This link does not work</h1>
+            <p class="error" role="alert">The password reset link was used already, replaced by a newer one, or is more than 24 hours old.</p>
+            <p>Ask the marketplace's support for a new link, or <a href="/signin">sign in</a> if you know your password.</p>
+            {{> end}}
+            """,
     ]
 }

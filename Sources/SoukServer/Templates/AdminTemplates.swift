@@ -1,14 +1,15 @@
 /// The admin pages' templates (merged into `Pages`; names must not clash with other groups').
 /// Each starts with `{{> start}}` (or `{{> start-plain}}`) and ends with `{{> end}}`; console pages
 /// put `{{> console-nav}}` first in `main`. Actions an operator's role alone may take are inside
-/// `{{#isOperator}}`, so support never sees them (their POSTs answer 403 as well).
+/// `{{#isOperator}}`, so support never sees them (their POSTs answer 403 as well); the person page's
+/// actions show where SoukCore's `StaffScope` allows them (`{{#canDisable}}`, `{{#canReset}}` …).
 enum AdminTemplates {
     static let all: [String: String] = [
         "console-nav": """
             <nav class="console" aria-label="Console">
-            <a href="/admin">Dashboard</a> <a href="/admin/apps">Apps</a> <a href="/admin/catalog">Catalogs</a> <a href="/admin/people">People</a>
+            {{^mustEnrol}}<a href="/admin">Dashboard</a> <a href="/admin/apps">Apps</a> <a href="/admin/catalog">Catalogs</a> <a href="/admin/people">People</a>
             <a href="/admin/integrations">Integrations</a> <a href="/admin/audit">Audit log</a>
-            <a href="/admin/security">Two-factor sign-in</a> <span class="muted">{{operatorEmail}} · {{role}}</span>
+            {{/mustEnrol}}<a href="/admin/security">Two-factor sign-in</a> <span class="muted">{{operatorEmail}} · {{role}}</span>
             </nav>
             """,
         "console-pager": """
@@ -84,14 +85,19 @@ enum AdminTemplates {
             <h1>{{email}}</h1>
             {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
-            {{#oneTimePassword}}<p class="notice" role="status">New password, shown once: <code>{{oneTimePassword}}</code></p>{{/oneTimePassword}}
+            {{#resetLink}}<p class="notice" role="status">Reset link, shown once (give it to the person; it works once, until {{expires}}):
+            <code id="reset-link">{{url}}</code></p>{{/resetLink}}
             <dl class="facts"><dt>Account id</dt><dd><code>{{id}}</code></dd><dt>Role</dt><dd>{{personRole}}</dd>
             <dt>Status</dt><dd>{{status}}</dd><dt>Purchases in</dt><dd>{{environment}}</dd><dt>Created</dt><dd>{{created}}</dd>
             <dt>Two-factor sign-in</dt><dd>{{twoFactor}}</dd></dl>
-            {{#isOperator}}<form method="post" action="/admin/people/{{id}}/{{#disabled}}enable{{/disabled}}{{^disabled}}disable{{/disabled}}" class="inline">
+            {{#canDisable}}<form method="post" action="/admin/people/{{id}}/{{#disabled}}enable{{/disabled}}{{^disabled}}disable{{/disabled}}" class="inline">
             <input type="hidden" name="csrf_token" value="{{csrfToken}}">
             {{#disabled}}<button type="submit" class="secondary">Enable account</button>{{/disabled}}{{^disabled}}<button type="submit" class="danger">Disable account</button>{{/disabled}}
-            </form>{{/isOperator}}
+            </form>{{/canDisable}}
+            {{#canSignOut}}<form method="post" action="/admin/people/{{id}}/sign-out" class="inline">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <button type="submit" class="secondary">Sign out everywhere</button>
+            </form>{{/canSignOut}}
             <h2>Timeline</h2>
             <details open><summary>The latest {{timelineCount}} events, newest first</summary>
             <ol class="timeline">{{#timeline}}<li><span class="muted">{{at}}</span> <span class="tag">{{kind}}</span> {{text}}</li>{{/timeline}}</ol>
@@ -138,7 +144,7 @@ enum AdminTemplates {
             <td>{{state}}{{#revocable}}<form method="post" action="/admin/people/{{person}}/grants/{{id}}/revoke" class="inline">
             <input type="hidden" name="csrf_token" value="{{csrfToken}}"> <button type="submit" class="secondary">Revoke<span class="visually-hidden"> {{entitlement}} in {{app}}</span></button></form>{{/revocable}}</td></tr>
             {{/grants}}{{#has-grants}}</tbody></table></div>{{/has-grants}}
-            <h3>Grant an entitlement</h3>
+            {{#canGrant}}<h3>Grant an entitlement</h3>
             <form method="post" action="/admin/people/{{id}}/grants">
             <input type="hidden" name="csrf_token" value="{{csrfToken}}">
             <label for="grant-app">App (bundle id)</label>
@@ -150,14 +156,14 @@ enum AdminTemplates {
             <label for="grant-until">Until (RFC 3339 date or date-time; empty: until revoked)</label>
             <input id="grant-until" name="until" type="text" placeholder="2027-01-01" autocomplete="off">
             <button type="submit">Grant</button>
-            </form>
-            <h3>Reset password</h3>
+            </form>{{/canGrant}}
+            {{#canReset}}<h3>Reset password</h3>
+            <p>Makes a link, shown once, where the person chooses a new password within 24 hours. The account is signed out
+            everywhere and its old password stops working at once.</p>
             <form method="post" action="/admin/people/{{id}}/reset-password">
             <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <label for="new-password">New password (empty: make one and show it once)</label>
-            <input id="new-password" name="password" type="password" autocomplete="new-password">
-            <button type="submit" class="secondary">Reset password and sign out everywhere</button>
-            </form>
+            <button type="submit" class="secondary">Make a reset link and sign out everywhere</button>
+            </form>{{/canReset}}
             {{> end}}
             """,
         "admin-apps": """
@@ -397,6 +403,7 @@ enum AdminTemplates {
             {{> start}}
             {{> console-nav}}
             <h1>Two-factor sign-in</h1>
+            {{#mustEnrol}}<p class="notice" role="status">Your role needs two-factor sign-in: turn it on here to use the console.</p>{{/mustEnrol}}
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
             {{#enabled}}<p class="notice" role="status">Two-factor sign-in is on: signing in to the console asks for a code after the password.</p>
             <p>Unused recovery codes: {{unusedRecoveryCodes}}. To turn it off, an operator runs <code>souk accounts totp reset --email …</code>.</p>{{/enabled}}

@@ -1,6 +1,7 @@
 import FluentKit
 import Foundation
 import SQLKit
+import SoukCore
 
 /// What the operator console reads about people and the marketplace as a whole (issue 14).
 public struct PeopleDirectory: Sendable {

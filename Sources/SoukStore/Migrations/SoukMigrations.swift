@@ -67,6 +67,8 @@ enum SoukMigrations {
         AddAppVersionsAppIndex(),
         // 021: account tokens, which tie a store purchase to the Souk account that made it
         CreateAccountTokens(),
+        // 023: password reset links made in the console
+        CreatePasswordResetLinks(),
         // 029: the console's catalog reviews, kept by digest until applied
         CreateCatalogReviews(),
     ]

@@ -1,5 +1,6 @@
 import FluentKit
 import Foundation
+import SoukCore
 
 /// A person's account (`accounts`). Emails are stored lower-cased and are unique.
 public final class AccountModel: Model, @unchecked Sendable {
@@ -48,17 +49,4 @@ public final class AccountModel: Model, @unchecked Sendable {
     public static func find(email: String, on db: any Database) async throws -> AccountModel? {
         try await AccountModel.query(on: db).filter(\.$email == normalize(email: email)).first()
     }
-}
-
-/// What an account may do beyond its own purchases (issue 14).
-public enum AccountRole: String, Sendable, CaseIterable {
-    /// A person who buys and installs; no console.
-    case customer
-    /// Looks at everything; grants and revokes entitlements, resets passwords, redelivers webhooks.
-    case support
-    /// Everything support may, and changes the catalog, packages, takedowns, refunds, keys and accounts.
-    case `operator`
-
-    /// Whether the role opens `/admin`.
-    public var usesConsole: Bool { self != .customer }
 }

@@ -3,7 +3,8 @@ import Hummingbird
 import SoukCore
 import SoukStore
 
-/// People: search, a person's page, promotional grants, disable/enable and password resets.
+/// People: search, a person's page, promotional grants, disable/enable, signing out and reset links.
+/// Every action on a person passes `authorize` (SoukCore's `StaffScope`) first.
 extension AdminController {
     /// `/admin/people?q=`: accounts by email substring or exact id, 50 a page.
     @Sendable func people(_ request: Request, context: Context) async throws -> Response {
@@ -33,7 +34,7 @@ extension AdminController {
 
     static var notices: [String: String] {
         ["granted": "Entitlement granted.", "revoked": "Grant revoked.", "disabled": "Account disabled and signed out everywhere.",
-         "enabled": "Account enabled."]
+         "enabled": "Account enabled.", "signed-out": "Signed out everywhere: every browser and device must sign in again."]
     }
 
     func requirePerson(_ context: Context) async throws -> AccountModel {
@@ -44,11 +45,13 @@ extension AdminController {
         return account
     }
 
-    func personPage(session: ConsoleSession, account: AccountModel, notice: String?, error: String?, oneTimePassword: String? = nil,
-                    status: HTTPResponse.Status = .ok) async throws -> Response {
+    /// - Parameter resetLink: a reset link just made, shown this once.
+    func personPage(session: ConsoleSession, account: AccountModel, notice: String?, error: String?,
+                    resetLink: (url: String, expires: String)? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
         let id = try account.requireID()
         let at = now()
         let csrf = session.csrfToken
+        let canRefund = try allows(.refund, session: session, on: account)
         let format = WebController<Context>.format
         let devices = try await runtime.tokens.devices(accountID: id).map { device in
             ["clientId": device.clientId, "signedIn": format(device.signedInAt), "lastUsed": device.lastUsedAt.map(format) ?? "never"]
@@ -63,21 +66,22 @@ extension AdminController {
             ["app": String(order.appleItemId), "price": Price(currency: order.price.currency, amount: order.amountPaid ?? order.price.amount).formatted,
              "status": order.status.rawValue + (order.amountRefunded.map { $0 > 0 && order.status == .paid ? ", \(Price(currency: order.price.currency, amount: $0).formatted) refunded" : "" } ?? ""),
              "date": format(order.paidAt ?? order.createdAt), "processor": order.processor,
-             "refundable": order.status == .paid && session.isOperator, "order": order.id.uuidString.lowercased(),
+             "refundable": order.status == .paid && canRefund, "order": order.id.uuidString.lowercased(),
              "person": id.uuidString.lowercased(), "csrfToken": csrf] as [String: Any]
         }
         let plans = try await MarketplaceSubscriptionStore(purchases: runtime.purchases).subscriptions(account: id).filter { !$0.pending }
             .map { plan -> [String: Any] in
                 ["id": plan.id.uuidString.lowercased(), "product": plan.productId + (plan.sandbox ? " (sandbox)" : ""),
                  "price": plan.price.formatted, "status": WebController<Context>.planStatus(plan), "started": format(plan.startedAt),
-                 "processor": plan.processor, "refundable": session.isOperator && plan.state != .expired && plan.state != .revoked,
+                 "processor": plan.processor, "refundable": canRefund && plan.state != .expired && plan.state != .revoked,
                  "person": id.uuidString.lowercased(), "csrfToken": csrf]
             }
         let grants = try await EntitlementGrantStore(purchases: runtime.purchases).list(account: id).reversed().map { grant -> [String: Any] in
             ["id": grant.id.uuidString.lowercased(), "app": grant.app, "entitlement": grant.entitlementId,
              "environment": grant.environment.rawValue, "starts": format(grant.startsAt), "until": grant.expiresAt.map(format) ?? "until revoked",
              "reason": grant.reason ?? "", "state": grant.revokedAt != nil ? "revoked" : grant.isActive(at: at) ? "active" : "ended",
-             "revocable": grant.revokedAt == nil && grant.isActive(at: at), "csrfToken": csrf, "person": id.uuidString.lowercased()]
+             "revocable": grant.revokedAt == nil && grant.isActive(at: at) && (try? allows(.revoke(app: grant.app), session: session, on: account)) == true,
+             "csrfToken": csrf, "person": id.uuidString.lowercased()]
         }
         let events = try await timeline(account: account)
         var values: [String: Any] = [
@@ -87,20 +91,27 @@ extension AdminController {
             "twoFactor": account.totpEnabled ? "on" : "off",
             "devices": devices, "licenses": licenses, "purchases": purchases, "orders": orders, "plans": plans, "grants": grants,
             "timeline": events, "timelineCount": String(events.count),
-            "apps": try await CommerceCatalogStore(database: runtime.database).apps().map { ["app": $0] },
+            "apps": try await CommerceCatalogStore(database: runtime.database).apps()
+                .filter { (try? allows(.grant(app: $0), session: session, on: account)) == true }.map { ["app": $0] },
+            "canDisable": try allows(account.disabled ? .enable : .disable, session: session, on: account),
+            "canGrant": try allows(.grant, session: session, on: account),
+            "canReset": try allows(.resetPassword, session: session, on: account),
+            "canSignOut": try allows(.signOut, session: session, on: account),
         ]
         values["notice"] = notice
         values["error"] = error
-        values["oneTimePassword"] = oneTimePassword
+        if let resetLink { values["resetLink"] = ["url": resetLink.url, "expires": resetLink.expires] }
         return try await render("admin-person", session: session, title: account.email, values, status: status)
     }
 
-    /// Grants an entitlement (support and operators): app, entitlement, reason, optional until.
+    /// Grants an entitlement: app, entitlement, reason, optional until. Support grants an app's own
+    /// entitlements to customers; a `marketplace` grant (a membership) is an operator's.
     @Sendable func grant(_ request: Request, context: Context) async throws -> Response {
         let (session, form) = try await gate.form(request, context: context)
         let account = try await requirePerson(context)
         let id = try account.requireID()
         let app = (form["app"] ?? "").trimmingCharacters(in: .whitespaces)
+        try await authorize(.grant(app: app), session: session, on: account)
         let entitlement = (form["entitlement"] ?? "").trimmingCharacters(in: .whitespaces)
         let reason = (form["reason"] ?? "").trimmingCharacters(in: .whitespaces)
         let untilText = (form["until"] ?? "").trimmingCharacters(in: .whitespaces)
@@ -130,16 +141,18 @@ extension AdminController {
         return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=granted")
     }
 
-    /// Revokes one promotional grant of the person (support and operators).
+    /// Revokes one promotional grant of the person (a `marketplace` grant: operators only).
     @Sendable func revokeGrant(_ request: Request, context: Context) async throws -> Response {
         let (session, _) = try await gate.form(request, context: context)
         let account = try await requirePerson(context)
         let id = try account.requireID()
+        try await authorize(.revoke, session: session, on: account)
         let grants = EntitlementGrantStore(purchases: runtime.purchases)
         guard let grantID = context.parameters.get("grant").flatMap(UUID.init(uuidString:)),
               let before = try await grants.grant(grantID), before.accountId == id else {
             throw Problem(.notFound, "This person has no such grant.")
         }
+        try await authorize(.revoke(app: before.app), session: session, on: account)
         if let after = try await grants.revoke(grantID), before.revokedAt == nil, after.revokedAt != nil {
             try await audit.record(actor: session.actor, action: "entitlement.revoke", target: "account:\(id.uuidString.lowercased())",
                                    before: before.auditFields, after: after.auditFields)
@@ -147,21 +160,21 @@ extension AdminController {
         return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=revoked")
     }
 
-    /// Disables the account (operators only): its tokens and web sessions end at once.
+    /// Disables the account (operators, on customer and support accounts): its tokens and web sessions end at once.
     @Sendable func disable(_ request: Request, context: Context) async throws -> Response {
         try await setDisabled(true, request, context: context)
     }
 
-    /// Enables a disabled account (operators only).
+    /// Enables a disabled account (operators, on customer and support accounts).
     @Sendable func enable(_ request: Request, context: Context) async throws -> Response {
         try await setDisabled(false, request, context: context)
     }
 
     private func setDisabled(_ disabled: Bool, _ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context, operatorOnly: true)
+        let (session, _) = try await gate.form(request, context: context)
         let account = try await requirePerson(context)
         let id = try account.requireID()
-        guard id != session.accountID else { throw Problem(.conflict, "You cannot disable or enable your own account here.") }
+        try await authorize(disabled ? .disable : .enable, session: session, on: account)
         if try await PeopleDirectory(database: runtime.database).setDisabled(disabled, account: id) {
             if disabled {
                 try await runtime.tokens.revokeAll(accountID: id)
@@ -175,42 +188,41 @@ extension AdminController {
         return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=\(disabled ? "disabled" : "enabled")")
     }
 
-    /// Sets a new password (support and operators): the one typed, or a generated one shown once.
-    /// The account is signed out everywhere.
-    @Sendable func resetPassword(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context)
+    /// Ends every browser session and device token of the person at once.
+    @Sendable func signOutPerson(_ request: Request, context: Context) async throws -> Response {
+        let (session, _) = try await gate.form(request, context: context)
         let account = try await requirePerson(context)
         let id = try account.requireID()
-        let typed = form.values["password"] ?? ""
-        let password = typed.isEmpty ? Self.generatedPassword() : typed
-        let hash: String
-        do {
-            hash = try await PasswordHasher.hash(password)
-        } catch let rule as PasswordRuleError {
-            return try await personPage(session: session, account: account, notice: nil, error: rule.description, status: .badRequest)
-        }
-        account.passwordHash = hash
-        try await account.save(on: runtime.database.db)
+        try await authorize(.signOut, session: session, on: account)
         try await runtime.tokens.revokeAll(accountID: id)
         try await sessions.deleteAll(accountID: id)
-        try await audit.record(actor: session.actor, action: "account.reset-password", target: "account:\(id.uuidString.lowercased())",
-                               before: ["email": account.email], after: ["email": account.email, "password": typed.isEmpty ? "generated" : "set",
-                                                                         "sessions": "signed out"])
-        return try await personPage(session: session, account: account, notice: "New password set; the account was signed out everywhere.",
-                                    error: nil, oneTimePassword: typed.isEmpty ? password : nil)
+        try await audit.record(actor: session.actor, action: "account.sign-out", target: "account:\(id.uuidString.lowercased())",
+                               before: ["email": account.email], after: ["email": account.email, "sessions": "signed out"])
+        return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=signed-out")
     }
 
+    /// Makes a password reset link (`PasswordResetLinks`), shown once on the answer, where the person
+    /// chooses their own password. The person's sessions and tokens end and their old password stops
+    /// working at once. The console never sets a password (`souk accounts reset-password` does).
+    @Sendable func resetPassword(_ request: Request, context: Context) async throws -> Response {
+        let (session, _) = try await gate.form(request, context: context)
+        let account = try await requirePerson(context)
+        let id = try account.requireID()
+        try await authorize(.resetPassword, session: session, on: account)
+        let link = try await PasswordResetLinks(database: runtime.database, now: now).make(account: id)
+        try await runtime.tokens.revokeAll(accountID: id)
+        try await sessions.deleteAll(accountID: id)
+        let expires = WebController<Context>.format(link.expiresAt)
+        try await audit.record(actor: session.actor, action: "account.reset-password", target: "account:\(id.uuidString.lowercased())",
+                               before: ["email": account.email],
+                               after: ["email": account.email, "password": "reset link until \(expires)", "sessions": "signed out"])
+        return try await personPage(session: session, account: account,
+                                    notice: "Reset link made. The account was signed out everywhere and its old password no longer works.",
+                                    error: nil, resetLink: (runtime.config.publicURL + PasswordResetController<Context>.path(token: link.token), expires))
+    }
 
     /// An RFC 3339 date-time, or a date (midnight UTC).
     static func parseUntil(_ text: String) -> Date? {
         RFC3339.parse(text) ?? (text.count == 10 ? RFC3339.parse(text + "T00:00:00Z") : nil)
-    }
-
-    /// 16 letters and digits from the system's secure generator (about 80 bits).
-    static func generatedPassword() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let letters = Array("abcdefghjkmnpqrstuvwxyz23456789")
-        let characters = (0..<16).map { _ in letters[Int.random(in: 0..<letters.count, using: &generator)] }
-        return stride(from: 0, to: 16, by: 4).map { String(characters[$0..<($0 + 4)]) }.joined(separator: "-")
     }
 }

@@ -17,8 +17,9 @@ extension AdminController {
     }
 
     @Sendable func refundOrder(_ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context, operatorOnly: true)
+        let (session, _) = try await gate.form(request, context: context)
         let account = try await requirePerson(context)
+        try await authorize(.refund, session: session, on: account)
         let accountID = try account.requireID()
         let orders = MarketplaceOrderStore(database: runtime.database)
         // An order id selects only an order of this person.
@@ -58,8 +59,9 @@ extension AdminController {
     /// `POST /v1/refunds` (its PaymentIntent; access ends when Stripe's `charge.refunded` arrives,
     /// as docs/selling.md describes), a development plan at once.
     @Sendable func refundPlan(_ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context, operatorOnly: true)
+        let (session, _) = try await gate.form(request, context: context)
         let account = try await requirePerson(context)
+        try await authorize(.refund, session: session, on: account)
         let accountID = try account.requireID()
         let plans = MarketplaceSubscriptionStore(purchases: runtime.purchases)
         // A plan id selects only a plan of this person.

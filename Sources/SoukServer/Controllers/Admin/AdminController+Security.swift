@@ -6,8 +6,9 @@ import SoukStore
 /// The operator's own two-factor settings (`/admin/security`) and the audit log page.
 extension AdminController {
     /// Shows the `otpauth://` URI and base32 secret to enrol (while TOTP is off), or its state.
+    /// While two-factor sign-in is required and not on, the only console page its holder sees.
     @Sendable func security(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try await gate.session(request, enrolment: true)
         return try await securityPage(session: session, error: nil, status: .ok)
     }
 
@@ -26,7 +27,7 @@ extension AdminController {
 
     /// Turns TOTP on once a code from the app is confirmed; shows the ten recovery codes once.
     @Sendable func confirmTOTP(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context)
+        let (session, form) = try await gate.form(request, context: context, enrolment: true)
         guard let codes = try await totp.confirm(account: session.accountID, code: form["code"] ?? "") else {
             return try await securityPage(session: session, error: "That code is not right. Check the app's clock and try the current code.",
                                           status: .badRequest)

@@ -26,7 +26,8 @@ struct AdminController<Context: RequestContext> {
 
     var gate: ConsoleGate {
         let catalog = runtime.catalog, keys = runtime.keys
-        return ConsoleGate(sessions: sessions, totp: totp, pages: pages, marketplaceName: { try await catalog.marketplaceName(keys: keys) })
+        return ConsoleGate(sessions: sessions, totp: totp, pages: pages, requiresTwoFactor: runtime.config.consoleRequiresTwoFactor,
+                           marketplaceName: { try await catalog.marketplaceName(keys: keys) })
     }
 
     /// Rows per page of the people and audit lists.
@@ -45,6 +46,7 @@ struct AdminController<Context: RequestContext> {
         router.post("admin/people/:id/disable", use: disable)
         router.post("admin/people/:id/enable", use: enable)
         router.post("admin/people/:id/reset-password", use: resetPassword)
+        router.post("admin/people/:id/sign-out", use: signOutPerson)
         router.get("admin/security", use: security)
         router.post("admin/security/confirm", use: confirmTOTP)
         router.get("admin/audit", use: auditPage)
@@ -86,6 +88,7 @@ struct AdminController<Context: RequestContext> {
         all["operatorEmail"] = session.account.email
         all["role"] = session.role.rawValue
         all["isOperator"] = session.isOperator
+        all["mustEnrol"] = session.mustEnrol
         return pages.response(template, all, status: status)
     }
 

@@ -11,23 +11,29 @@ struct ConsoleSession: Sendable {
     var role: AccountRole
     /// The session's cookie value (to mark its second factor).
     var cookie: String
+    /// Two-factor sign-in is required and not on yet: only the enrolment page opens.
+    var mustEnrol = false
 
     /// The audit log's actor: the operator's email.
     var actor: String { account.email }
     var isOperator: Bool { role == .operator }
 }
 
-/// The door of every `/admin…` route (issue 14): signed out → 303 to `/signin?next=<path>`; a
-/// customer → 403 page; an account with TOTP on whose session has not given its code → 303 to the
-/// code step; a POST without the session's CSRF token → 403 (`form`).
+/// The door of every `/admin…` route: signed out → 303 to `/signin?next=<path>`; a customer → 403
+/// page; with `requiresTwoFactor` (`consoleRequiresTwoFactor`), a staff member without TOTP → 303 to
+/// the enrolment page, the only console page they may see until it is on; an account with TOTP on
+/// whose session has not given its code → 303 to the code step; a POST without the session's CSRF
+/// token → 403 (`form`).
 struct ConsoleGate: Sendable {
     let sessions: WebSessionStore
     let totp: TOTPStore
     let pages: Pages
+    let requiresTwoFactor: Bool
     let marketplaceName: @Sendable () async throws -> String
 
-    /// The console session of `request`, or a refusal thrown as its response.
-    func session(_ request: Request) async throws -> ConsoleSession {
+    /// The console session of `request`, or a refusal thrown as its response. `enrolment`: the
+    /// two-factor enrolment page itself, open before two-factor sign-in is on.
+    func session(_ request: Request, enrolment: Bool = false) async throws -> ConsoleSession {
         let here = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
         guard let cookie = request.cookies[WebSessionStore.cookieName]?.value, let session = try await sessions.find(cookie) else {
             throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(Self.url("/signin", next: here)))
@@ -38,18 +44,21 @@ struct ConsoleGate: Sendable {
                 "title": "Not available", "marketplace": try await marketplaceName(), "email": session.account.email,
             ], status: .forbidden))
         }
+        if requiresTwoFactor, !session.account.totpEnabled, !enrolment {
+            throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(Self.enrolmentPath))
+        }
         if session.account.totpEnabled, try await !totp.secondFactorGiven(sessionToken: cookie) {
             throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(Self.url(Self.secondFactorPath, next: here)))
         }
         return ConsoleSession(account: session.account, accountID: try session.account.requireID(), csrfToken: session.csrfToken,
-                              role: role, cookie: cookie)
+                              role: role, cookie: cookie, mustEnrol: requiresTwoFactor && !session.account.totpEnabled)
     }
 
     /// The form of a console POST from an operator (`operatorOnly`) or any console role; 403 without
     /// the session's CSRF token or the role, 413 for a body over `maxBytes`.
-    func form(_ request: Request, context: some RequestContext, operatorOnly: Bool = false,
+    func form(_ request: Request, context: some RequestContext, operatorOnly: Bool = false, enrolment: Bool = false,
               maxBytes: Int = FormBody.maxBytes) async throws -> (ConsoleSession, FormBody) {
-        let session = try await self.session(request)
+        let session = try await self.session(request, enrolment: enrolment)
         guard let stored = try await sessions.find(session.cookie) else { throw Problem(.forbidden, "Sign in again.") }
         let form = try await sessions.checkedForm(request, session: stored, context: context, maxBytes: maxBytes)
         if operatorOnly { try Self.requireOperator(session) }
@@ -66,6 +75,9 @@ struct ConsoleGate: Sendable {
     static func requireOperator(_ session: ConsoleSession) throws {
         guard session.isOperator else { throw Problem(.forbidden, "Only an operator may do this; your role is \(session.role.rawValue).") }
     }
+
+    /// Where a staff member turns two-factor sign-in on (`AdminController.security`).
+    static var enrolmentPath: String { "/admin/security" }
 
     /// The sign-in step that asks for the TOTP code (`SecondFactorController`).
     static var secondFactorPath: String { "/signin/code" }

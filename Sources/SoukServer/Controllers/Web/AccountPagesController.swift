@@ -7,10 +7,13 @@ import SoukStore
 /// What a person changes on their account page (issue 14 item 2): their password, membership
 /// renewals (cancel and resume, through Stripe when Stripe bills the plan), signing out everywhere,
 /// and deleting the account. Every form is signed in and carries the session's CSRF token; a plan
-/// id in a form selects only a plan of the signed-in account.
+/// id in a form selects only a plan of the signed-in account. The current password asked by the
+/// password change and the deletion counts against the account's sign-in throttle.
 struct AccountPagesController<Context: RequestContext> {
     let runtime: SoukRuntime
     let sessions: WebSessionStore
+    let throttle: LoginThrottle
+    let pages: Pages
 
     func addRoutes(to router: Router<Context>) {
         router.post("account/password", use: changePassword)
@@ -37,8 +40,10 @@ struct AccountPagesController<Context: RequestContext> {
     @Sendable func changePassword(_ request: Request, context: Context) async throws -> Response {
         guard let (session, form) = try await signedInForm(request, context) else { return WebController<Context>.seeOther("/signin") }
         let account = session.account
-        guard try await PasswordHasher.verify(form.values["current_password"] ?? "", hash: account.passwordHash) else {
-            return Self.back("password-wrong")
+        switch try await checkPassword(form.values["current_password"] ?? "", of: account) {
+        case .throttled(let wait): return try await tooManyAttempts(wait)
+        case .wrong: return Self.back("password-wrong")
+        case .right: break
         }
         let new = form.values["new_password"] ?? ""
         guard new == form.values["confirm_password"] ?? "" else { return Self.back("password-mismatch") }
@@ -92,8 +97,10 @@ struct AccountPagesController<Context: RequestContext> {
         let account = session.account
         let accountID = try account.requireID()
         guard form["confirm"] == "yes" else { return Self.back("delete-unconfirmed") }
-        guard try await PasswordHasher.verify(form.values["password"] ?? "", hash: account.passwordHash) else {
-            return Self.back("password-wrong")
+        switch try await checkPassword(form.values["password"] ?? "", of: account) {
+        case .throttled(let wait): return try await tooManyAttempts(wait)
+        case .wrong: return Self.back("password-wrong")
+        case .right: break
         }
         for plan in try await plans.subscriptions(account: accountID) where plan.willRenew && !plan.pending && plan.expiresAt > Date() {
             if plan.processor == "stripe", let stripeId = try await plans.stripeSubscription(plan.id, account: accountID) {
@@ -108,6 +115,31 @@ struct AccountPagesController<Context: RequestContext> {
         response.headers[.setCookie] = Cookie(name: WebSessionStore.cookieName, value: "", maxAge: 0, path: "/",
                                               secure: runtime.config.publicURL.hasPrefix("https://"), httpOnly: true, sameSite: .lax).description
         return response
+    }
+
+    enum PasswordCheck {
+        case right, wrong
+        case throttled(retryAfter: Int)
+    }
+
+    /// Checks the account's current password under its sign-in throttle (`SignInThrottleRule.account`,
+    /// the rule of the sign-in form): the attempt is counted first, so a signed-in browser cannot
+    /// guess the password faster than signing in could; a right password forgets the count, as a
+    /// sign-in does.
+    func checkPassword(_ password: String, of account: AccountModel) async throws -> PasswordCheck {
+        let rule = SignInThrottleRule.account(email: account.email)
+        if case .refused(let wait) = try await throttle.claim(rule) { return .throttled(retryAfter: wait) }
+        guard try await PasswordHasher.verify(password, hash: account.passwordHash) else { return .wrong }
+        try await throttle.reset(key: rule.key)
+        return .right
+    }
+
+    /// 429, with a page that says when the next attempt may come.
+    func tooManyAttempts(_ wait: Int) async throws -> Response {
+        pages.response("error", [
+            "title": "Too many attempts", "marketplace": try await runtime.catalog.marketplaceName(keys: runtime.keys),
+            "message": "Too many password attempts on this account. Try again in \(PasswordSignIn.minutes(wait)); nothing was changed.",
+        ], status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)])
     }
 
     /// The account page's notice for `?notice=` (a fixed list: the query never reaches the page as text).

@@ -43,6 +43,8 @@ struct WebController<Context: RequestContext> {
         // Fixed wording per flag: nothing from the query string is shown.
         let notice: String? = if request.uri.queryParameters["deleted"] != nil {
             "Your account was deleted. Thank you for shopping here."
+        } else if request.uri.queryParameters["reset"] == "done" {
+            "Your new password is set. Sign in with it."
         } else if request.uri.queryParameters["signed-out"] == "everywhere" {
             "Signed out everywhere: every browser and every device has to sign in again."
         } else {
