@@ -189,7 +189,7 @@ wait_souk() {
 }
 
 # nginx's configuration: a small main file around deploy/nginx/souk.conf with its placeholders
-# replaced, its TLS lines and whole-line comments left out.
+# replaced, its TLS lines and whole-line comments left out, its logs in the cluster's nginx folder.
 write_nginx_config() {
   local port=$1 p1=$2 p2=$3 conf="$DIR/nginx"
   mkdir -p "$conf/tmp"
@@ -200,6 +200,7 @@ write_nginx_config() {
       -e "s|\${SOUK_SERVER_NAME}|localhost|g" \
       -e "s|\${SOUK_DATA_DIR}|$SOUK_DATA_DIR|g" \
       -e "s|\${SOUK_X_ACCEL_PREFIX}|${SOUK_X_ACCEL_PREFIX:-/_souk_blobs/}|g" \
+      -e "s|/var/log/nginx/|$conf/|g" \
       "$TEMPLATE" >"$conf/souk.conf"
   if grep -n '\${SOUK_' "$conf/souk.conf" >&2; then die "placeholders left in $conf/souk.conf"; fi
   local user=
