@@ -65,5 +65,8 @@ enum SoukMigrations {
         CreateDailyCounts(),
         // 020: an app's versions by app (issue 15's load test)
         AddAppVersionsAppIndex(),
+        // 025-026: one live or pending membership plan per account and plan group
+        UpdateMarketplaceSubscriptionsAddPlanGroup(),
+        AddMarketplaceSubscriptionsOneLivePerGroup(),
     ]
 }
