@@ -22,7 +22,8 @@
 # Every SOUK_* variable of the caller reaches both processes (SOUK_DOWNLOADS_VIA=nginx,
 # SOUK_WEBHOOK_RETRY_BASE_MS=…), except those the cluster owns: SOUK_DATABASE_URL, SOUK_DATA_DIR,
 # SOUK_HOSTNAME, SOUK_PORT, SOUK_TLS_CERT and SOUK_TLS_KEY. Defaults it adds: SOUK_PUBLIC_URL=<nginx
-# URL> and SOUK_TRUSTED_PROXIES=127.0.0.1/32 (nginx), each unless set.
+# URL> and SOUK_TRUSTED_PROXIES=127.0.0.1/32 (nginx), each unless set; with --demo also
+# SOUK_PAYMENT_PROCESSOR=development (no money moves) unless set.
 # Other knobs: SOUK_CLUSTER_PORT (nginx's port; default a free one), SOUK_CLUSTER_PG_OPTIONS (extra
 # `postgres` options, such as "-c fsync=off").
 #
@@ -289,6 +290,9 @@ start_cluster() {
     install -m 600 /dev/null "$DIR/demo.txt"
     "$SOUK" demo seed >>"$DIR/demo.txt" 2>&1 9>&- || { cat "$DIR/demo.txt" >&2; die "souk demo seed failed"; }
     say "demo catalog: passwords in $DIR/demo.txt"
+    # Like `souk serve --demo`: the demo's paid app and plan sell without money, unless a
+    # processor was chosen.
+    export SOUK_PAYMENT_PROCESSOR="${SOUK_PAYMENT_PROCESSOR:-development}"
   fi
   start_souk 1 "$p1"
   start_souk 2 "$p2"
