@@ -28,7 +28,7 @@ struct StripeProcessor: PaymentProcessor {
     let client: StripeClient
     let publicURL: String
 
-    /// A plan's period as Stripe bills it (`month` × 1 …); nil for a period of mixed units.
+    /// A plan's period as Stripe bills it (`month` × 1 …); nil for none, or one of mixed units.
     static func interval(_ period: ISODuration?) -> (unit: String, count: Int)? {
         guard let period else { return nil }
         let parts = [("year", period.years), ("month", period.months), ("week", period.weeks), ("day", period.days)].filter { $0.1 > 0 }

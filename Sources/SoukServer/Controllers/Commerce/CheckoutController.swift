@@ -19,9 +19,11 @@ import SoukStore
 ///   `checkout.session.completed` with `payment_status` `paid`, or `async_payment_succeeded` (a
 ///   delayed payment method), pays the order or starts the plan (anything else grants nothing);
 ///   `async_payment_failed` fails the open order and `expired` cancels it (a pending plan goes),
-///   so the next checkout makes a new one; `charge.refunded` refunds the order when the whole
-///   charge is back, else records the partial amount (the app stays); other events are
-///   acknowledged. Replays change nothing. `404` while `stripeWebhookSecret` is unset (not an
+///   so the next checkout makes a new one; a plan's `invoice.paid` extends it,
+///   `invoice.payment_failed` puts it in billing retry, `customer.subscription.updated` follows
+///   its renewal (and its end), `customer.subscription.deleted` ends it; `charge.refunded` refunds
+///   the order (or the plan's invoice) when the whole charge is back, else records the partial
+///   amount (the app or plan stays); other events are acknowledged. Replays change nothing. `404` while `stripeWebhookSecret` is unset (not an
 ///   outage: the endpoint is not there until it is configured; Stripe retries), `400` for a
 ///   missing or bad signature.
 struct CheckoutController<Context: RequestContext> {
@@ -39,9 +41,10 @@ struct CheckoutController<Context: RequestContext> {
     }
 
     /// `GET /api/v1/purchases` (bearer): what the person bought from the marketplace, newest first —
-    /// `{"kind": "purchase" | "refund", "appleItemId", "amount", "currency", "date", "environment"}`,
-    /// amounts as the processor charged them (a refund, partial or full, its own entry: the total
-    /// refunded, negative). Open, failed and cancelled orders are not purchases.
+    /// `{"kind": "purchase" | "renewal" | "refund", "appleItemId" (an app) or "productId" (a plan),
+    /// "amount", "currency", "date", "environment"}`, amounts as the processor charged them (a
+    /// refund, partial or full, its own entry: the total refunded, negative). Open, failed and
+    /// cancelled orders, and pending plans, are not purchases.
     func purchases(_ request: Request, _ context: Context) async throws -> Response {
         let identity = try await bearer.requireBearer(request)
         let receipts = try await Receipt.all(account: identity.accountID, orders: checkout.orders,
