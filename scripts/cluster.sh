@@ -22,7 +22,8 @@
 # Every SOUK_* variable of the caller reaches both processes (SOUK_DOWNLOADS_VIA=nginx,
 # SOUK_WEBHOOK_RETRY_BASE_MS=…), except those the cluster owns: SOUK_DATABASE_URL, SOUK_DATA_DIR,
 # SOUK_HOSTNAME, SOUK_PORT, SOUK_TLS_CERT and SOUK_TLS_KEY. Defaults it adds: SOUK_PUBLIC_URL=<nginx
-# URL> and SOUK_TRUSTED_PROXIES=127.0.0.1/32 (nginx), each unless set.
+# URL> and SOUK_TRUSTED_PROXIES=127.0.0.1/32 (nginx), each unless set; with --demo also
+# SOUK_PAYMENT_PROCESSOR=development (no money moves) unless set.
 # Other knobs: SOUK_CLUSTER_PORT (nginx's port; default a free one), SOUK_CLUSTER_PG_OPTIONS (extra
 # `postgres` options, such as "-c fsync=off").
 #
@@ -189,7 +190,7 @@ wait_souk() {
 }
 
 # nginx's configuration: a small main file around deploy/nginx/souk.conf with its placeholders
-# replaced, its TLS lines and whole-line comments left out.
+# replaced, its TLS lines and whole-line comments left out, its logs in the cluster's nginx folder.
 write_nginx_config() {
   local port=$1 p1=$2 p2=$3 conf="$DIR/nginx"
   mkdir -p "$conf/tmp"
@@ -200,6 +201,7 @@ write_nginx_config() {
       -e "s|\${SOUK_SERVER_NAME}|localhost|g" \
       -e "s|\${SOUK_DATA_DIR}|$SOUK_DATA_DIR|g" \
       -e "s|\${SOUK_X_ACCEL_PREFIX}|${SOUK_X_ACCEL_PREFIX:-/_souk_blobs/}|g" \
+      -e "s|/var/log/nginx/|$conf/|g" \
       "$TEMPLATE" >"$conf/souk.conf"
   if grep -n '\${SOUK_' "$conf/souk.conf" >&2; then die "placeholders left in $conf/souk.conf"; fi
   local user=
@@ -288,6 +290,9 @@ start_cluster() {
     install -m 600 /dev/null "$DIR/demo.txt"
     "$SOUK" demo seed >>"$DIR/demo.txt" 2>&1 9>&- || { cat "$DIR/demo.txt" >&2; die "souk demo seed failed"; }
     say "demo catalog: passwords in $DIR/demo.txt"
+    # Like `souk serve --demo`: the demo's paid app and plan sell without money, unless a
+    # processor was chosen.
+    export SOUK_PAYMENT_PROCESSOR="${SOUK_PAYMENT_PROCESSOR:-development}"
   fi
   start_souk 1 "$p1"
   start_souk 2 "$p2"

@@ -8,6 +8,7 @@
 # - Tests/cluster-e2e/cluster_check.py: a purchase, a catalog change seen by both processes within a
 #   second, webhooks and membership renewals run exactly once, shared website sessions and
 #   authorization codes, the client address behind nginx, X-Accel downloads;
+# - nginx's access log: paths without query values, a reset link's token left out;
 # - one process stopped: nginx keeps answering from the other;
 # then `cluster.sh stop`, and nothing of the run may be left running.
 #
@@ -103,6 +104,18 @@ if [ "$code" = 3 ]; then
 elif [ "$code" != 0 ]; then
   fail "cluster check"
 fi
+
+# 3b. nginx's access log (deploy/nginx/souk.conf's format) holds no query value, nor the token
+# of a password-reset link's path: both are secrets.
+[ "$(status "$NGINX/health?token=e2e-query-secret&access_token=e2e-query-secret&ctx=e2e-query-secret")" = 200 ] \
+  || fail "health with a query through nginx"
+status "$NGINX/reset/e2e-path-secret" >/dev/null
+ACCESS_LOG="$SOUK_CLUSTER_DIR/nginx/souk-access.log"
+for _ in $(seq 1 50); do grep -q '"GET /reset/- HTTP' "$ACCESS_LOG" 2>/dev/null && break; sleep 0.2; done
+grep -q '"GET /health HTTP/1.1" 200' "$ACCESS_LOG" || fail "no line for GET /health in nginx's access log: $(tail -3 "$ACCESS_LOG")"
+grep -q '"GET /reset/- HTTP/1.1"' "$ACCESS_LOG" || fail "no line for the reset link in nginx's access log: $(tail -3 "$ACCESS_LOG")"
+if grep -q 'e2e-query-secret\|e2e-path-secret' "$ACCESS_LOG"; then fail "nginx's access log holds a query value or a reset token"; fi
+echo "$NAME: nginx's access log: paths without queries, reset tokens left out"
 
 # 4. One process stops: nginx sends everything to the other (GETs and POSTs alike).
 one_pid=$(cat "$SOUK_CLUSTER_DIR/run/souk-1.pid")

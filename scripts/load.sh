@@ -81,6 +81,8 @@ mkdir -p "$LOAD_DIR"
 LOAD_DIR=$(cd "$LOAD_DIR" && pwd)
 export SOUK_CLUSTER_DIR="$LOAD_DIR/cluster"
 export SOUK_LOG_LEVEL="${SOUK_LOG_LEVEL:-warning}"
+# Checkouts go through the development processor (no money moves), chosen explicitly.
+export SOUK_PAYMENT_PROCESSOR=development
 export SOUK_CLUSTER_PG_OPTIONS="-c shared_buffers=1GB -c max_wal_size=4GB -c shared_preload_libraries=pg_stat_statements ${SOUK_CLUSTER_PG_OPTIONS:-}"
 
 skip() {

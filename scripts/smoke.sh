@@ -17,6 +17,8 @@ start BASE --demo
 # What a newcomer reads first is Souk's banner, not migration logs; the root is the storefront.
 head -4 "$STARTED_LOG" | grep -q 'Souk is listening on' || fail "the banner is not among the first lines of a fresh serve --demo"
 grep -q 'Migrator\|Starting prepare' "$STARTED_LOG" && fail "migration logs before the banner"
+# --demo sells through the development processor, and the banner says so in one line.
+grep -q 'payments     development processor: no money moves' "$STARTED_LOG" || fail "the demo's banner does not say that no money moves"
 [ "$(status "$BASE/")" = 200 ] || fail "the storefront's home at /"
 [ "$(status "$BASE/health")" = 200 ] || fail "health on SQLite"
 [ "$(status "$BASE$PKG/manifest.json")" = 200 ] || fail "demo manifest"
@@ -52,6 +54,12 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -su
 start TLS_BASE --tls-cert "$WORK/tls.crt" --tls-key "$WORK/tls.key"
 case "$TLS_BASE" in https://*) ;; *) fail "TLS server did not report an https URL: $TLS_BASE" ;; esac
 [ "$(status --cacert "$WORK/tls.crt" "$TLS_BASE$PKG/manifest.json")" = 200 ] || fail "manifest over HTTPS"
+# Without --demo and without paymentProcessor nothing is sold: a warning at start, and the paid
+# demo app's page says it is not for sale yet.
+grep -q 'paymentProcessor is none: 1 priced app and 1 membership plan cannot be bought' "$STARTED_LOG" \
+  || fail "no warning at start that the demo's paid app and plan cannot be bought"
+SKETCH_PAGE=$(curl -s --cacert "$WORK/tls.crt" "$TLS_BASE/apps/6446000004")
+grep -q 'is not for sale yet' <<<"$SKETCH_PAGE" || fail "the paid demo app's page does not say it is not for sale yet"
 echo "smoke: HTTPS server OK ($TLS_BASE)"
 
 # 2. PostgreSQL: migrate, seed, two processes on one database and one data folder.

@@ -30,7 +30,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "PEM private key for --tls-cert (SOUK_TLS_KEY).")
     var tlsKey: String?
 
-    @Flag(help: "On first start, fill the empty catalog with a demo marketplace.")
+    @Flag(help: "On first start, fill the empty catalog with a demo marketplace; sell through the development processor (no money moves) unless paymentProcessor is stripe.")
     var demo = false
 
     func run() async throws {
@@ -44,7 +44,11 @@ struct ServeCommand: AsyncParsableCommand {
         // The demo's operator signs in with a password only (unless the environment asks for more).
         let demoWithoutTwoFactor = demo && ProcessInfo.processInfo.environment["SOUK_CONSOLE_REQUIRES_TWO_FACTOR"] == nil
         if demoWithoutTwoFactor { extra["consoleRequiresTwoFactor"] = "false" }
-        let runtime = try await settings.openRuntime(extraFlags: extra, quiet: false)
+        let demo = demo
+        let runtime = try await settings.openRuntime(extraFlags: extra, quiet: false) { config in
+            // The demo sells its paid app and plan without money, unless Stripe was chosen.
+            if demo, config.commerce.paymentProcessor == "none" { config.commerce.paymentProcessor = "development" }
+        }
         var demoLines: [String] = []
         if demo {
             do {
@@ -55,6 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         let config = runtime.config
+        let logger = runtime.logger
         // The catalog index is loaded before the port opens: at 100,000 apps that takes seconds, and a
         // balancer that sees the port (or /health) would otherwise send update checks that wait for it.
         do {
@@ -64,6 +69,14 @@ struct ServeCommand: AsyncParsableCommand {
             throw error
         }
         var warnings: [String] = []
+        let sales: SalesAtStart
+        do {
+            sales = try await SalesAtStart.check(runtime)
+        } catch {
+            await runtime.close()
+            throw error
+        }
+        if let warning = sales.warning { warnings.append("  ⚠️  \(warning)") }
         if (try? await runtime.catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId).appleItemId) == 0 {
             warnings.append("""
                   ⚠️  restore and updates answer 503 until the marketplace has its AppleItemID (from App Store Connect):
@@ -89,9 +102,11 @@ struct ServeCommand: AsyncParsableCommand {
                 "  metrics      \(base)/metrics",
                 "  packages     \(base)/packages/<appleItemId>/<appleVersionId>/manifest.json",
             ]
+            if let line = sales.bannerLine { lines.append(line) }
             lines += extraLines
             print(lines.joined(separator: "\n"))
             fflush(nil)  // the URLs must show at once, also when stdout is a file or a pipe
+            if let warning = sales.warning { logger.warning("\(warning)") }
         }
         do {
             // Bounded: a request that never ends must not keep a stopping server alive for ever.

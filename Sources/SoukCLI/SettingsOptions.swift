@@ -31,9 +31,12 @@ struct SettingsOptions: ParsableArguments {
     }
 
     /// Loads the settings and opens the runtime. Operator commands log only warnings unless asked.
-    func openRuntime(extraFlags: [String: String] = [:], quiet: Bool = true, migrate: Bool = false) async throws -> SoukRuntime {
+    /// `adjust` changes the loaded settings first (`serve --demo` chooses its payment processor).
+    func openRuntime(extraFlags: [String: String] = [:], quiet: Bool = true, migrate: Bool = false,
+                     adjust: (inout SoukConfig) -> Void = { _ in }) async throws -> SoukRuntime {
         let environment = ProcessInfo.processInfo.environment
-        let config = try await SoukConfig.load(flags: flags.merging(extraFlags) { $1 }, environment: environment, configFile: config)
+        var config = try await SoukConfig.load(flags: flags.merging(extraFlags) { $1 }, environment: environment, configFile: config)
+        adjust(&config)
         var logger = Logger(label: "souk")
         let explicit = logLevel != nil || environment["SOUK_LOG_LEVEL"] != nil
         logger.logLevel = quiet && !explicit ? .warning : config.logLevel

@@ -88,7 +88,7 @@ struct WebhooksCommand: AsyncParsableCommand {
 
     struct Redeliver: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Send one event again to every endpoint of its app (same event id, a new 3-day retry window).")
+            abstract: "Send one event again to each endpoint of its app that was subscribed when it happened (same event id, a new 3-day retry window).")
         @OptionGroup var settings: SettingsOptions
         @Option(help: "The app (bundle id / package name).") var app: String
         @Option(help: "The event id (as `webhooks deliveries` shows it).") var event: String

@@ -132,7 +132,7 @@ import Testing
 
     @Test(arguments: TestBackend.available)
     func deletingTheAccountKeepsItsRecordsButNothingPersonal(_ backend: TestBackend) async throws {
-        try await ServerFixture.withRuntime(backend, prepare: Self.prepare) { client, runtime in
+        try await ServerFixture.withRuntime(backend, configure: CheckoutTests.development, prepare: Self.prepare) { client, runtime in
             let token = try await CheckoutTests.token(runtime)
             #expect(try await CheckoutTests.buy(client, #"{"appleItemId": "1"}"#, token: token).status == .created)
             let ada = try await runtime.catalog.requireAccount(email: "ada@example.com").requireID()

@@ -70,7 +70,7 @@ import Testing
 
     @Test(arguments: TestBackend.available)
     func aDevelopmentOrderIsRefundedAtOnce(_ backend: TestBackend) async throws {
-        try await ServerFixture.withRuntime(backend, prepare: CheckoutTests.prepare) { client, runtime in
+        try await ServerFixture.withRuntime(backend, configure: CheckoutTests.development, prepare: CheckoutTests.prepare) { client, runtime in
             try await runtime.catalogIndex.refresh()
             try await Self.addStaff(runtime)
             let token = try await CheckoutTests.token(runtime)
@@ -126,7 +126,7 @@ import Testing
 
     @Test(arguments: TestBackend.available)
     func aDevelopmentPlanIsRefundedAtOnce(_ backend: TestBackend) async throws {
-        try await ServerFixture.withRuntime(backend, prepare: CheckoutTests.prepare) { client, runtime in
+        try await ServerFixture.withRuntime(backend, configure: CheckoutTests.development, prepare: CheckoutTests.prepare) { client, runtime in
             try await runtime.catalogIndex.refresh()
             try await Self.addStaff(runtime)
             let token = try await CheckoutTests.token(runtime)

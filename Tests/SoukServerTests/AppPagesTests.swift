@@ -86,7 +86,7 @@ import Testing
     /// page that now offers Install; no install link before.
     @Test(arguments: TestBackend.available)
     func aPaidAppIsBoughtFromItsPageThenInstalled(_ backend: TestBackend) async throws {
-        try await ServerFixture.withRuntime(backend, prepare: { runtime, paths in
+        try await ServerFixture.withRuntime(backend, configure: CheckoutTests.development, prepare: { runtime, paths in
             try await Self.prepare(runtime, paths)
             try await runtime.catalog.setPricing(appleItemId: 6_500_000_001, prices: [Price(currency: "USD", amount: 299)], requiresEntitlement: nil)
         }) { client, runtime in

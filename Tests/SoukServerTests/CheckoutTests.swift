@@ -29,6 +29,9 @@ import Testing
         try await runtime.catalog.setPricing(appleItemId: 2, prices: nil, requiresEntitlement: .some("member"))
     }
 
+    /// The development processor, chosen explicitly (the default, `none`, sells nothing).
+    static let development: @Sendable (inout SoukConfig) -> Void = { $0.commerce.paymentProcessor = "development" }
+
     static func token(_ runtime: SoukRuntime) async throws -> String {
         let account = try await runtime.catalog.requireAccount(email: "ada@example.com")
         let grant = try await runtime.tokens.issueInstallGrant(accountID: try account.requireID())
@@ -60,7 +63,7 @@ import Testing
 
     @Test(arguments: TestBackend.available)
     func theDevelopmentProcessorSellsWithoutMoney(backend: TestBackend) async throws {
-        try await ServerFixture.withRuntime(backend, prepare: Self.prepare) { client, runtime in
+        try await ServerFixture.withRuntime(backend, configure: Self.development, prepare: Self.prepare) { client, runtime in
             try await runtime.catalogIndex.refresh()
             let token = try await Self.token(runtime)
             let licensing = try await LicenseClient.make(client)
@@ -89,7 +92,9 @@ import Testing
             #expect(joined.status == .created)
             #expect(try Self.json(joined)["url"] as? String == "https://souk.test/account")
             #expect(try await licensing.licenses(in: try await licensing.request(device: Self.device, apps: [(2, 201)], token: token)).licenses.count == 1)
-            #expect(try await Self.buy(client, #"{"productId": "member.monthly"}"#, token: token).status == .conflict)
+            let held = try await Self.buy(client, #"{"productId": "member.monthly"}"#, token: token)
+            #expect(held.status == .conflict)
+            #expect(try Self.json(held)["accountURL"] as? String == "https://souk.test/account")
             #expect(try await Self.buy(client, #"{"productId": "member.yearly"}"#, token: token).status == .notFound)
             #expect(try await Self.buy(client, #"{"productId": "member.monthly", "appleItemId": "1"}"#, token: token).status == .badRequest)
             let receipts = try await client.execute(uri: "/api/v1/purchases", method: .get, headers: [.authorization: "Bearer \(token)"])

@@ -14,6 +14,16 @@ import Testing
         #expect(config.database == .sqlite(path: "./souk-data/souk.sqlite"))
         #expect(config.logLevel == .info)
         #expect(config.tls == nil)
+        // Nothing is sold until a processor is chosen: no paid app is free by accident.
+        #expect(config.commerce.paymentProcessor == "none")
+    }
+
+    @Test func thePaymentProcessorIsChosenExplicitly() async throws {
+        for processor in ["none", "development"] {
+            let config = try await SoukConfig.load(flags: [:], environment: ["SOUK_PAYMENT_PROCESSOR": processor])
+            #expect(config.commerce.paymentProcessor == processor)
+            #expect(config.commerce.stripeCheckoutOrigin == nil)
+        }
     }
 
     @Test func flagsBeatEnvironmentWhichBeatsTheConfigFile() async throws {
@@ -63,6 +73,7 @@ import Testing
         ("SOUK_ALLOW_PLAIN_PKCE", "maybe", "allowPlainPkce (SOUK_ALLOW_PLAIN_PKCE)"),
         ("SOUK_ACCESS_TOKEN_SECONDS", "5", "accessTokenSeconds (SOUK_ACCESS_TOKEN_SECONDS)"),
         ("SOUK_SIGN_UP", "yes please", "signUp (SOUK_SIGN_UP)"),
+        ("SOUK_PAYMENT_PROCESSOR", "free", "paymentProcessor (SOUK_PAYMENT_PROCESSOR)"),
     ])
     func aBadSettingStopsStartUpNamingIt(_ variable: String, _ value: String, _ setting: String) async throws {
         let error = await #expect(throws: ConfigError.self) {

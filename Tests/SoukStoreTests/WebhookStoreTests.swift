@@ -139,4 +139,31 @@ import Testing
             #expect(try await store.deliveries(app: Self.app).count == 1)
         }
     }
+
+    /// An endpoint added after an event did not ask for it: redelivery goes only to the endpoints
+    /// that were subscribed when the event happened, also for an event not queued yet.
+    @Test(arguments: TestBackend.available)
+    func redeliveryGoesOnlyToEndpointsSubscribedWhenTheEventHappened(backend: TestBackend) async throws {
+        try await Self.with(backend) { fixture, store, clock, account in
+            let early = try await store.add(app: Self.app, url: "https://early.example.com/hook", secret: "0123456789abcdef")
+            clock.advance(1)
+            let delivered = try await Self.insertEvent(fixture.database, account: account, createdAt: clock.now)
+            try await store.enqueue()
+            let notQueued = try await Self.insertEvent(fixture.database, account: account, createdAt: clock.now)
+            clock.advance(1)
+            let late = try await store.add(app: Self.app, url: "https://late.example.com/hook", secret: "fedcba9876543210")
+            _ = try await store.add(app: "other.app", url: "https://other.example.com/hook", secret: "fedcba9876543210")
+
+            #expect(try await store.redeliver(app: Self.app, event: delivered) == 1)
+            #expect(try await store.redeliver(app: Self.app, event: notQueued) == 1)
+            let deliveries = try await store.deliveries(app: Self.app)
+            #expect(Set(deliveries.map(\.eventId)) == [delivered, notQueued])
+            #expect(deliveries.allSatisfy { $0.endpointId == early.id && $0.status == .pending })
+            #expect(!deliveries.contains(where: { $0.endpointId == late.id }))
+            // An event after the late endpoint was added goes to both, redelivered or not.
+            clock.advance(1)
+            let after = try await Self.insertEvent(fixture.database, account: account, createdAt: clock.now)
+            #expect(try await store.redeliver(app: Self.app, event: after) == 2)
+        }
+    }
 }

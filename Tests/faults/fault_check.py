@@ -243,7 +243,8 @@ class Backend:
         self.env = dict(os.environ, SOUK_DATA_DIR=self.data, SOUK_PUBLIC_URL=f"http://127.0.0.1:{port}",
                         SOUK_LOG_LEVEL=os.environ.get("SOUK_LOG_LEVEL", "warning"),
                         SOUK_APPLE_ROOT_CERTIFICATES=os.path.join(work, "chain", "root.der"),
-                        SOUK_WEBHOOK_RETRY_BASE_MS="200", SOUK_WEBHOOK_RETRY_MAX_MS="1000")
+                        SOUK_WEBHOOK_RETRY_BASE_MS="200", SOUK_WEBHOOK_RETRY_MAX_MS="1000",
+                        SOUK_PAYMENT_PROCESSOR="development")   # checkouts without money
         self.env.pop("SOUK_DATABASE_URL", None)
         if pg_url:
             self.env["SOUK_DATABASE_URL"] = pg_url

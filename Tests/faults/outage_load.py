@@ -103,7 +103,8 @@ def run(work, souk_bin, chain):
         data = os.path.join(work, "data-outage")
         env = dict(os.environ, SOUK_DATA_DIR=data, SOUK_DATABASE_URL=cluster.url, SOUK_PUBLIC_URL=f"http://127.0.0.1:{port}",
                    SOUK_LOG_LEVEL=os.environ.get("SOUK_LOG_LEVEL", "warning"),
-                   SOUK_APPLE_ROOT_CERTIFICATES=os.path.join(work, "chain", "root.der"))
+                   SOUK_APPLE_ROOT_CERTIFICATES=os.path.join(work, "chain", "root.der"),
+                   SOUK_PAYMENT_PROCESSOR="development")   # checkouts without money
         for args in (["migrate"], ["demo", "seed"], ["catalog", "apply", os.path.join(work, "catalog.json")],
                      ["accounts", "create", "--email", "owner@fault.example", "--password", fc.PASSWORD],
                      ["accounts", "create", "--email", "other@fault.example", "--password", fc.PASSWORD]):

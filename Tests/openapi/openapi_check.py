@@ -400,6 +400,8 @@ def flows_selling(c, buyer, other):
                       json_body={"apps": [{"appleItemId": SKETCH}], "platform": "iOS", "osVersion": "17.4"}).json()
     expect(len(restored["restores"]) == 1, f"the bought app is restored: {restored}")
     c.call("POST", "/api/v1/checkout", 201, json_body={"productId": "member.monthly", "currency": "USD"}, headers=bearer(buyer))
+    held = c.call("POST", "/api/v1/checkout", 409, json_body={"productId": "member.monthly"}, headers=bearer(buyer), note="plan held").json()
+    expect(held.get("accountURL", "").endswith("/account"), f"the 409 links the account page: {held}")
     c.call("POST", "/api/v1/checkout", 400, json_body={"appleItemId": SKETCH, "productId": "member.monthly"}, headers=bearer(buyer))
     c.call("POST", "/api/v1/checkout", 404, json_body={"appleItemId": "6999999999"}, headers=bearer(buyer))
     c.call("POST", "/api/v1/checkout", 401, json_body={"appleItemId": SKETCH})

@@ -28,7 +28,7 @@ struct StripeProcessor: PaymentProcessor {
     let client: StripeClient
     let publicURL: String
 
-    /// A plan's period as Stripe bills it (`month` × 1 …); nil for a period of mixed units.
+    /// A plan's period as Stripe bills it (`month` × 1 …); nil for none, or one of mixed units.
     static func interval(_ period: ISODuration?) -> (unit: String, count: Int)? {
         guard let period else { return nil }
         let parts = [("year", period.years), ("month", period.months), ("week", period.weeks), ("day", period.days)].filter { $0.1 > 0 }
@@ -49,14 +49,16 @@ struct StripeProcessor: PaymentProcessor {
     }
 }
 
-/// Buying an app from the marketplace (issue 13 items 3-4), for `POST /api/v1/checkout`: the open
-/// order of the account for the app (asking again answers the same order), or a new one through
-/// the processor — development for sandbox accounts, else the configured one.
+/// Buying an app from the marketplace, for `POST /api/v1/checkout` and the app page's Buy button:
+/// the open order of the account for the app (asking again answers the same order), or a new one
+/// through the processor — development for sandbox accounts, else the configured one. With
+/// `paymentProcessor` `none` nothing is sold to a production account (`paymentsNotConfigured`).
 struct CheckoutService: Sendable {
     let runtime: SoukRuntime
     let orders: MarketplaceOrderStore
     let payments: AppPayments
-    let processor: any PaymentProcessor
+    /// The configured processor; nil when it is `none`.
+    let processor: (any PaymentProcessor)?
     let development: DevelopmentProcessor
 
     init(runtime: SoukRuntime) {
@@ -64,20 +66,31 @@ struct CheckoutService: Sendable {
         self.orders = MarketplaceOrderStore(database: runtime.database)
         self.payments = AppPayments(runtime: runtime)
         self.development = DevelopmentProcessor(publicURL: runtime.config.publicURL)
-        if let client = runtime.stripeClient() {
-            self.processor = StripeProcessor(client: client, publicURL: runtime.config.publicURL)
-        } else {
-            self.processor = development
+        switch runtime.config.commerce.paymentProcessor {
+        case "development": self.processor = development
+        case "stripe": self.processor = runtime.stripeClient().map { StripeProcessor(client: $0, publicURL: runtime.config.publicURL) }
+        default: self.processor = nil
         }
+    }
+
+    /// Who takes `buyer`'s payment: the development processor for a sandbox account, else the
+    /// configured one (nil: this server sells nothing).
+    func processor(for buyer: AccountModel) -> (any PaymentProcessor)? {
+        buyer.sandbox ? development : processor
     }
 
     enum Outcome: Sendable {
         case order(MarketplaceOrder)
-        /// A membership plan subscribed to (development processor: paid at once).
+        /// A membership plan subscribed to: started (development processor), or pending with
+        /// its checkout URL (Stripe).
         case subscription(MarketplaceSubscription)
         case alreadyOwned
+        /// A live or pending plan of the same group is held (billing retry included).
+        case planHeld(MarketplaceSubscription)
         /// Not for sale on its own (free, or only included with a membership).
         case notForSale(String)
+        /// `paymentProcessor` is `none`: nothing is sold until the operator chooses a processor.
+        case paymentsNotConfigured
     }
 
     func checkout(appleItemId: UInt64, currency: String?, buyer: AccountModel) async throws -> Outcome {
@@ -89,7 +102,7 @@ struct CheckoutService: Sendable {
         guard let price = indexed.pricing.price(in: currency) else {
             return .notForSale("\(app.name) is not sold on its own; it is included with a membership (\(indexed.pricing.requiresEntitlement ?? "-")).")
         }
-        let processor: any PaymentProcessor = buyer.sandbox ? development : self.processor
+        guard let processor = processor(for: buyer) else { return .paymentsNotConfigured }
         let (order, _) = try await orders.openOrder(account: try buyer.requireID(), appleItemId: appleItemId, price: price,
                                                     environment: buyer.sandbox ? .sandbox : .production, processor: processor.name)
         if order.url != nil {
@@ -105,47 +118,5 @@ struct CheckoutService: Sendable {
         try await orders.attach(order.id, processorRef: started.ref, url: started.url)
         if started.paidNow { try await orders.markPaid(order.id, amount: order.price.amount, paymentRef: started.ref) }
         return .order(try await orders.order(order.id) ?? order)
-    }
-
-    /// Subscribing to a membership plan of the marketplace catalog. Only the development processor
-    /// sells plans yet (sandbox accounts and the demo); with Stripe they are not for sale.
-    func subscribe(productId: String, currency: String?, buyer: AccountModel) async throws -> Outcome {
-        guard let marketplace = try await runtime.commerceCatalogs.state(app: AppPricing.marketplaceApp),
-              let product = marketplace.catalog.products.first(where: { $0.id == productId }) else {
-            throw CatalogError.notFound("plan \(productId)")
-        }
-        guard product.type == .autoRenewable, product.period != nil, let price = product.prices.first(where: { $0.currency == currency?.uppercased() })
-                ?? product.prices.first else {
-            return .notForSale("\(productId) is not a membership plan with a price.")
-        }
-        let processor: any PaymentProcessor = buyer.sandbox ? development : self.processor
-        let accountID = try buyer.requireID()
-        let subscriptions = MarketplaceSubscriptionStore(purchases: runtime.purchases)
-        let held = try await subscriptions.subscriptions(account: accountID).filter { $0.productId == productId }
-        if held.contains(where: { !$0.pending && ($0.state == .active || $0.state == .gracePeriod) && $0.expiresAt > Date() }) {
-            return .alreadyOwned
-        }
-        guard let stripe = processor as? StripeProcessor else {
-            return .subscription(try await subscriptions.start(account: accountID, product: product, price: price, sandbox: buyer.sandbox,
-                                                               processor: processor.name))
-        }
-        // Stripe: asking again while the checkout is open answers the same one.
-        if let open = held.first(where: { $0.pending && $0.checkoutURL != nil }) { return .subscription(open) }
-        guard let interval = StripeProcessor.interval(product.period) else {
-            return .notForSale("\(productId)'s period cannot be billed by Stripe (one unit: days, weeks, months or years).")
-        }
-        var started = try await subscriptions.start(account: accountID, product: product, price: price, sandbox: false, processor: stripe.name,
-                                                    pending: true)
-        let session = try await stripe.client.createCheckoutSession(StripeCheckoutRequest(
-            mode: .subscription,
-            lineItems: [StripeLineItem(name: product.title["en-US"] ?? product.id, currency: price.currency.lowercased(), unitAmount: price.amount,
-                                       recurringInterval: interval.unit, recurringIntervalCount: interval.count)],
-            successURL: "\(runtime.config.publicURL)/account?checkout=paid", cancelURL: "\(runtime.config.publicURL)/account?checkout=cancelled",
-            clientReferenceId: started.id.uuidString.lowercased(), customerEmail: buyer.email,
-            metadata: ["souk_subscription": started.id.uuidString.lowercased()]), idempotencyKey: started.id.uuidString.lowercased())
-        guard let url = session.url else { throw StoreFault(.unavailable, "Stripe created a Checkout Session without a URL.") }
-        try await subscriptions.attachCheckout(started.id, sessionId: session.id, url: url)
-        started.checkoutURL = url
-        return .subscription(started)
     }
 }

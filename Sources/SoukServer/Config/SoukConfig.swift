@@ -104,9 +104,11 @@ public struct SoukConfig: Sendable {
         public var webhookRetryMax: Duration = .seconds(3600)
         /// How often the reconciliation service looks for subscriptions to ask their store about again.
         public var reconcileIntervalSeconds = 300
-        /// Who takes the marketplace's own payments: `development` (no money moves) or `stripe`.
-        /// Sandbox accounts always pay through `development`.
-        public var paymentProcessor = "development"
+        /// Who takes the marketplace's own payments: `none` (nothing is sold: checkout answers 503
+        /// `payments-not-configured`), `development` (no money moves: every order is paid at once,
+        /// chosen explicitly or by `serve --demo`) or `stripe`. Sandbox accounts always pay through
+        /// `development`.
+        public var paymentProcessor = "none"
         public var stripeBaseURL = "https://api.stripe.com"
         /// The Stripe secret key (`sk_…`), never logged.
         public var stripeSecretKey: String?
@@ -187,7 +189,7 @@ public struct SoukConfig: Sendable {
         ("webhookRetryBaseMs", "SOUK_WEBHOOK_RETRY_BASE_MS", "-", "first back-off of a failed webhook delivery, doubling, for 3 days (default 60000)"),
         ("webhookRetryMaxMs", "SOUK_WEBHOOK_RETRY_MAX_MS", "-", "longest back-off between webhook deliveries (default 3600000)"),
         ("reconcileIntervalSeconds", "SOUK_RECONCILE_INTERVAL_SECONDS", "-", "how often subscriptions due for a re-check are asked about at their store (default 300)"),
-        ("paymentProcessor", "SOUK_PAYMENT_PROCESSOR", "-", "who takes the marketplace's own sales: development (no money moves; the default) or stripe; sandbox accounts always use development"),
+        ("paymentProcessor", "SOUK_PAYMENT_PROCESSOR", "-", "who takes the marketplace's own sales: none (the default: paid apps and plans are not for sale, checkout answers 503), development (no money moves: every order is paid at once; serve --demo chooses it) or stripe; sandbox accounts always use development"),
         ("stripeBaseUrl", "SOUK_STRIPE_BASE_URL", "-", "Stripe API scheme and host (default https://api.stripe.com)"),
         ("stripeSecretKey", "SOUK_STRIPE_SECRET_KEY", "-", "Stripe secret key (sk_…), required with paymentProcessor stripe; never printed"),
         ("stripeWebhookSecret", "SOUK_STRIPE_WEBHOOK_SECRET", "-", "signing secret of POST /webhooks/stripe (whsec_…); unset: the endpoint answers 404"),
@@ -493,7 +495,9 @@ private struct Settings {
         commerce.webhookRetryMax = .milliseconds(webhookMax)
         commerce.reconcileIntervalSeconds = try await wholeNumber("reconcileIntervalSeconds", default: 300, range: 1...86_400)
         if let processor = try await string("paymentProcessor") {
-            guard ["development", "stripe"].contains(processor) else { throw error("paymentProcessor", processor, "must be development or stripe") }
+            guard ["none", "development", "stripe"].contains(processor) else {
+                throw error("paymentProcessor", processor, "must be none, development or stripe")
+            }
             commerce.paymentProcessor = processor
         }
         if let url = try await httpURL("stripeBaseUrl") { commerce.stripeBaseURL = url }

@@ -13,6 +13,8 @@ struct ProblemDetails: Codable, Sendable, Equatable {
     var requestId: String
     /// Where to pay, for `402` problems (`purchase-required`, `subscription-expired`).
     var purchaseURL: String?
+    /// The account page, for checkout's `409` (`already-owned`): where the person sees what they hold.
+    var accountURL: String?
 
     /// The JSON bytes, keys sorted so that equal problems are equal bytes.
     func encoded() -> Data { WireJSON.encode(self) }

@@ -12,6 +12,8 @@ public struct Problem: HTTPResponseError, Sendable {
     public var type: String
     /// Where to pay (a `402`'s extension member).
     public var purchaseURL: String?
+    /// The account page (checkout's `409` extension member).
+    public var accountURL: String?
     /// The `WWW-Authenticate` challenge of a `401` (RFC 9110 §11.6.1 requires one).
     public var challenge: String?
     /// The `Allow` header of a `405` (RFC 9110 §15.5.6 requires one).
@@ -75,7 +77,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     static func response(_ problem: Problem, request: Request, id: String) -> Response {
         let data = ProblemDetails(type: problem.type, title: problem.status.reasonPhrase, status: problem.status.code,
                                   detail: problem.detail, instance: request.uri.path, requestId: id,
-                                  purchaseURL: problem.purchaseURL).encoded()
+                                  purchaseURL: problem.purchaseURL, accountURL: problem.accountURL).encoded()
         var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
         headers[.contentLength] = String(data.count)
         if let challenge = problem.challenge { headers[.wwwAuthenticate] = challenge }

@@ -24,6 +24,12 @@ public struct MarketplaceSubscription: Sendable, Equatable {
     public var pending = false
     /// Where the buyer pays a pending one (Stripe Checkout).
     public var checkoutURL: String?
+    /// The plan group of its product when it started: an account holds one live plan per group.
+    public var planGroup: String?
+
+    /// Still held: every state but expired and revoked — a plan in billing retry or grace period
+    /// included, as its payment is still being collected.
+    public var isLive: Bool { state != .expired && state != .revoked }
 
     /// How long one period lasts: Apple's accelerated sandbox length, or the plan's own.
     public func length(from start: Date) -> TimeInterval {
@@ -52,32 +58,7 @@ public struct MarketplaceSubscriptionStore: Sendable {
 
     static let app = AppPricing.marketplaceApp
     static let columns = "id, account_id, product_id, environment, processor, currency, amount, period, sandbox, started_at, expires_at, renewals, " +
-        "will_renew, state, fail_next, grace_expires_at, revoked_at, pending, checkout_url"
-
-    /// A new subscription, paid for its first period from now.
-    /// `pending`: started at a processor that has not been paid yet (Stripe Checkout).
-    public func start(account: UUID, product: ProductDefinition, price: Price, sandbox: Bool, processor: String,
-                      pending: Bool = false) async throws -> MarketplaceSubscription {
-        guard let period = product.period else { throw PurchaseStoreError("\(product.id) has no period: it is not a subscription plan") }
-        let at = purchases.now()
-        let id = UUID()
-        var subscription = MarketplaceSubscription(
-            id: id, accountId: account, productId: product.id, environment: sandbox ? .sandbox : .production, processor: processor, price: price,
-            period: period, sandbox: sandbox, startedAt: at, expiresAt: at, renewals: 0, willRenew: true, state: .active, pending: pending)
-        subscription.expiresAt = at.addingTimeInterval(subscription.length(from: at))
-        let row = subscription
-        try await purchases.write(app: Self.app, key: "msub:\(account.uuidString)") { sql, changes in
-            try await sql.raw("""
-                INSERT INTO marketplace_subscriptions (\(unsafeRaw: Self.columns), created_at, updated_at)
-                VALUES (\(bind: row.id), \(bind: row.accountId), \(bind: row.productId), \(bind: row.environment.rawValue), \(bind: row.processor),
-                \(bind: row.price.currency), \(bind: Int64(row.price.amount)), \(bind: row.period.description), \(bind: row.sandbox),
-                \(bind: row.startedAt), \(bind: row.expiresAt), \(bind: 0), \(bind: true), \(bind: SubscriptionState.active.rawValue),
-                \(bind: String?.none), \(bind: Date?.none), \(bind: Date?.none), \(bind: row.pending), \(bind: String?.none), \(bind: at), \(bind: at))
-                """).run()
-            changes.accounts.insert(account)
-        }
-        return subscription
-    }
+        "will_renew, state, fail_next, grace_expires_at, revoked_at, pending, checkout_url, plan_group"
 
     public func subscriptions(account: UUID) async throws -> [MarketplaceSubscription] {
         try await Self.subscriptions(account: account, on: purchases.database.sql)
@@ -241,6 +222,7 @@ public struct MarketplaceSubscriptionStore: Sendable {
             state: SubscriptionState(rawValue: try row.decode(column: "state", as: String.self)) ?? .expired,
             failNext: try row.decode(column: "fail_next", as: String?.self),
             graceExpiresAt: try row.decode(column: "grace_expires_at", as: Date?.self), revokedAt: try row.decode(column: "revoked_at", as: Date?.self),
-            pending: try row.decode(column: "pending", as: Bool?.self) ?? false, checkoutURL: try row.decode(column: "checkout_url", as: String?.self))
+            pending: try row.decode(column: "pending", as: Bool?.self) ?? false, checkoutURL: try row.decode(column: "checkout_url", as: String?.self),
+            planGroup: try row.decode(column: "plan_group", as: String?.self))
     }
 }

@@ -210,29 +210,35 @@ public struct WebhookStore: Sendable {
         return outcome
     }
 
-    /// Queues one event's deliveries of `app` again (every endpoint's, whatever their status): a new
-    /// attempt now, a new retry window, the same event id. Events without a delivery yet (the
-    /// endpoint came later) are queued for every endpoint of the app. Returns how many were queued.
+    /// Queues one event's deliveries of `app` again: a new attempt now, a new retry window, the same
+    /// event id — to the endpoints that were subscribed when the event happened (added at or before
+    /// its time, the rule `enqueue` follows), whatever their deliveries' status, and never to one
+    /// added later (it did not ask for the app's past). An event without a delivery yet for such an
+    /// endpoint gets one. Returns how many were queued.
     @discardableResult
     public func redeliver(app: String, event: UUID) async throws -> Int {
         guard try await database.sql.raw("SELECT id FROM commerce_events WHERE id = \(bind: event) AND app = \(bind: app)").first() != nil else {
             throw WebhookStoreError("App \(app) has no event \(event.uuidString.lowercased()).")
         }
+        // Compared in the database, as `enqueue` does: the same stored times, never a round trip.
+        let subscribed: SQLQueryString = """
+            SELECT w.id FROM webhook_endpoints w JOIN commerce_events e ON e.id = \(bind: event)
+            WHERE w.app = \(bind: app) AND w.created_at <= e.created_at
+            """
         let at = now()
         try await database.sql.raw("""
             INSERT INTO webhook_deliveries (event_id, endpoint_id, app, status, attempts, next_attempt_at, window_start, created_at)
             SELECT \(bind: event), w.id, w.app, \(bind: WebhookDeliveryStatus.pending.rawValue), 0, \(bind: at), \(bind: at), \(bind: at)
-            FROM webhook_endpoints w WHERE w.app = \(bind: app)
+            FROM webhook_endpoints w WHERE w.id IN (\(subscribed))
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = \(bind: event) AND d.endpoint_id = w.id)
             ON CONFLICT DO NOTHING
             """).run()
-        try await database.sql.raw("""
+        return try await database.sql.raw("""
             UPDATE webhook_deliveries SET status = \(bind: WebhookDeliveryStatus.pending.rawValue), next_attempt_at = \(bind: at),
             window_start = \(bind: at) WHERE event_id = \(bind: event) AND app = \(bind: app)
-            """).run()
-        return try await database.sql.raw("""
-            SELECT COUNT(*) AS n FROM webhook_deliveries WHERE event_id = \(bind: event) AND app = \(bind: app)
-            """).first()?.decode(column: "n", as: Int.self) ?? 0
+            AND endpoint_id IN (\(subscribed))
+            RETURNING endpoint_id
+            """).all().count
     }
 
     /// The latest deliveries of `app`, newest first.

@@ -69,6 +69,9 @@ enum SoukMigrations {
         CreateAccountTokens(),
         // 023: password reset links made in the console
         CreatePasswordResetLinks(),
+        // 025-026: one live or pending membership plan per account and plan group
+        UpdateMarketplaceSubscriptionsAddPlanGroup(),
+        AddMarketplaceSubscriptionsOneLivePerGroup(),
         // 029: the console's catalog reviews, kept by digest until applied
         CreateCatalogReviews(),
     ]

@@ -5,21 +5,27 @@ import SoukCore
 import SoukIntegrations
 import SoukStore
 
-/// The marketplace's own sales (issue 13 items 3-4):
+/// The marketplace's own sales (docs/selling.md):
 ///
-/// - `POST /api/v1/checkout` (bearer): `{"appleItemId": "…", "currency": "EUR"?}` → `201`
+/// - `POST /api/v1/checkout` (bearer): `{"appleItemId": "…", "currency": "EUR"?}` (an app) or
+///   `{"productId": "…", "currency": "EUR"?}` (a membership plan), not both (`400`) → `201`
 ///   `{"url", "orderId"}`, the page the marketplace app's `confirmInstall` presents; asking again
-///   while the order is open answers the same order; an app the account already has is `409`
-///   (`already-owned`); one not sold on its own `422` (`not-for-sale`). Membership plans
-///   (`productId`) are not sold through checkout yet: `400`.
+///   while the order (or a plan's Stripe checkout) is open answers the same one. An app the account
+///   already has, or a plan of a group it holds live or pending (billing retry included), is `409`
+///   (`already-owned`, with `accountURL`); an app not sold on its own `422` (`not-for-sale`); with
+///   `paymentProcessor` `none`, a sale to a production account is `503` (`payments-not-configured`,
+///   without `Retry-After`: it lasts until the operator chooses a processor).
 /// - `POST /webhooks/stripe`: Stripe's signed events (`Stripe-Signature`, 300 s tolerance).
 ///   `checkout.session.completed` with `payment_status` `paid`, or `async_payment_succeeded` (a
 ///   delayed payment method), pays the order or starts the plan (anything else grants nothing);
 ///   `async_payment_failed` fails the open order and `expired` cancels it (a pending plan goes),
-///   so the next checkout makes a new one; `charge.refunded` refunds the order when the whole
-///   charge is back, else records the partial amount (the app stays); other events are
-///   acknowledged. Replays change nothing. `503` while `stripeWebhookSecret` is unset, `400` for a
-///   bad signature.
+///   so the next checkout makes a new one; a plan's `invoice.paid` extends it,
+///   `invoice.payment_failed` puts it in billing retry, `customer.subscription.updated` follows
+///   its renewal (and its end), `customer.subscription.deleted` ends it; `charge.refunded` refunds
+///   the order (or the plan's invoice) when the whole charge is back, else records the partial
+///   amount (the app or plan stays); other events are acknowledged. Replays change nothing. `404` while `stripeWebhookSecret` is unset (not an
+///   outage: the endpoint is not there until it is configured; Stripe retries), `400` for a
+///   missing or bad signature.
 struct CheckoutController<Context: RequestContext> {
     let bearer: BearerAuthenticator
     let checkout: CheckoutService
@@ -35,9 +41,10 @@ struct CheckoutController<Context: RequestContext> {
     }
 
     /// `GET /api/v1/purchases` (bearer): what the person bought from the marketplace, newest first —
-    /// `{"kind": "purchase" | "refund", "appleItemId", "amount", "currency", "date", "environment"}`,
-    /// amounts as the processor charged them (a refund, partial or full, its own entry: the total
-    /// refunded, negative). Open, failed and cancelled orders are not purchases.
+    /// `{"kind": "purchase" | "renewal" | "refund", "appleItemId" (an app) or "productId" (a plan),
+    /// "amount", "currency", "date", "environment"}`, amounts as the processor charged them (a
+    /// refund, partial or full, its own entry: the total refunded, negative). Open, failed and
+    /// cancelled orders, and pending plans, are not purchases.
     func purchases(_ request: Request, _ context: Context) async throws -> Response {
         let identity = try await bearer.requireBearer(request)
         let receipts = try await Receipt.all(account: identity.accountID, orders: checkout.orders,
@@ -72,7 +79,14 @@ struct CheckoutController<Context: RequestContext> {
                 return .json(["url": subscription.checkoutURL ?? "\(checkout.runtime.config.publicURL)/account",
                               "orderId": subscription.id.uuidString.lowercased()], status: .created, cacheControl: "no-store")
             case .alreadyOwned:
-                throw Problem(.conflict, "This account already has this app.", type: "urn:souk:problem:already-owned")
+                throw alreadyOwned("This account already has this app.")
+            case .planHeld(let held):
+                throw alreadyOwned("This account already has a plan of this group (\(held.productId)\(held.pending ? ", waiting for payment" : "")); "
+                                   + "see it on the account page.")
+            case .paymentsNotConfigured:
+                // Not an outage that will pass: no Retry-After, so that no client polls for it.
+                throw Problem(.serviceUnavailable, "This marketplace does not take payments yet: paid apps and plans are not for sale.",
+                              type: "urn:souk:problem:payments-not-configured")
             case .notForSale(let detail):
                 throw Problem(.unprocessableContent, detail, type: "urn:souk:problem:not-for-sale")
             case .order(let order):
@@ -89,6 +103,13 @@ struct CheckoutController<Context: RequestContext> {
             problem.type = "urn:souk:problem:processor-unavailable"
             throw problem
         }
+    }
+
+    /// The `409` of something already held, with the account page where the person sees it.
+    func alreadyOwned(_ detail: String) -> Problem {
+        var problem = Problem(.conflict, detail, type: "urn:souk:problem:already-owned")
+        problem.accountURL = "\(checkout.runtime.config.publicURL)/account"
+        return problem
     }
 
     func stripe(_ request: Request, _ context: Context) async throws -> Response {

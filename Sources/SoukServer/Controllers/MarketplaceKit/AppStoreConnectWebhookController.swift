@@ -4,11 +4,13 @@ import Hummingbird
 import SoukCore
 import SoukStore
 
-/// `POST /webhooks/app-store-connect` (spec §8): checks `x-apple-signature`, records the event once
-/// in the durable queue and answers at once; the worker does the slow part (downloading a package).
+/// `POST /webhooks/app-store-connect` (docs/marketplacekit.md): checks `x-apple-signature`, records
+/// the event once in the durable queue and answers at once; the worker does the slow part
+/// (downloading a package).
 ///
 /// 202: a new event, queued. 200: an event id seen before (nothing happens again). 401: a missing
-/// or wrong signature (nothing recorded). 400: signed but not an event. 503: no secret configured.
+/// or wrong signature (nothing recorded). 400: signed but not an event. 404: no secret configured
+/// (a signed request; never a 5xx, as nothing is down: Apple retries until the operator sets it).
 struct AppStoreConnectWebhookController<Context: RequestContext> {
     let secret: String?
     let store: AppStoreConnectEventStore

@@ -87,10 +87,14 @@ struct AppPagesController<Context: RequestContext> {
         values["products"] = products
         values["hasProducts"] = !products.isEmpty
         // Signed in: Install when the person may have it, else Buy (or the membership that includes it).
+        // With paymentProcessor none nothing is sold to a production account: the page says so instead.
+        let notForSaleYet = "\(app.name) is not for sale yet: this marketplace does not take payments."
         if let session {
             switch try await verdict(app, account: session.account) {
             case .open:
                 values["canInstall"] = true
+            case _ where !pricing.prices.isEmpty && !sells(to: session.account):
+                values["paymentNote"] = notForSaleYet
             case let verdict where !pricing.prices.isEmpty:
                 values["buyAction"] = "\(path)/buy"
                 values["buyLabel"] = "Buy for \(pricing.price(in: nil)?.formatted ?? "")"
@@ -98,6 +102,8 @@ struct AppPagesController<Context: RequestContext> {
             case let verdict:
                 values["paymentNote"] = PaymentRule.description(verdict, pricing: pricing)
             }
+        } else if !pricing.prices.isEmpty && !sells(to: nil) {
+            values["paymentNote"] = notForSaleYet
         }
         // Stripe's checkout is another origin: the Buy form's redirect must be allowed to go there.
         let targets: ContentSecurityPolicy.FormTargets = values["buyAction"] != nil
@@ -119,7 +125,8 @@ struct AppPagesController<Context: RequestContext> {
 
     /// The Buy button: an order for the signed-in person through the checkout of `POST
     /// /api/v1/checkout`, and the browser sent where it is paid (the development processor pays at
-    /// once and sends it back here, where Install now shows).
+    /// once and sends it back here, where Install now shows; a server that takes no payments sends
+    /// it back to the page, which says the app is not for sale yet).
     @Sendable func buy(_ request: Request, context: Context) async throws -> Response {
         let app = try await availableApp(context)
         guard let session = try await sessions.session(for: request) else { return WebController<Context>.seeOther("/signin") }
@@ -128,13 +135,19 @@ struct AppPagesController<Context: RequestContext> {
         do {
             switch try await CheckoutService(runtime: runtime).checkout(appleItemId: app.appleItemId, currency: nil, buyer: session.account) {
             case .order(let order): return WebController<Context>.seeOther(order.url ?? page)
-            case .alreadyOwned, .notForSale, .subscription: return WebController<Context>.seeOther(page)
+            case .alreadyOwned, .planHeld, .notForSale, .subscription, .paymentsNotConfigured: return WebController<Context>.seeOther(page)
             }
         } catch is StoreFault {
             return pages.response("error", ["title": "Payment unavailable", "marketplace": try await marketplaceName(),
                                             "message": "The payment service cannot be reached right now; nothing was charged. Try again shortly."],
                                   status: .serviceUnavailable)
         }
+    }
+
+    /// Whether this server sells to `account` (nil: a visitor who is not signed in): always to a
+    /// sandbox account (the development processor), else unless `paymentProcessor` is `none`.
+    private func sells(to account: AccountModel?) -> Bool {
+        account?.sandbox == true || runtime.config.commerce.paymentProcessor != "none"
     }
 
     /// The payment verdict on `app` for a signed-in person (`PaymentRule` through `AppPayments`).
