@@ -235,16 +235,22 @@ extension PurchaseStore {
         if let reference = verified.storeReference { update = update.set("store_reference", to: reference) }
         if let linked = verified.linkedStoreReference { update = update.set("linked_store_reference", to: linked) }
         // What Souk owes the store (Google): an acknowledgement, a consumption; the worker takes it from here.
+        var owed = false
         if verified.acknowledged == false, verified.revocationDate == nil {
-            update = update.set("store_acknowledged", to: false).set("action_next_at", to: at)
+            update = update.set("store_acknowledged", to: false)
+            owed = true
         } else if verified.acknowledged == true {
             update = update.set("store_acknowledged", to: true)
         }
         if type == .consumable, verified.consumed == false, verified.revocationDate == nil {
-            update = update.set("store_consumed", to: false).set("action_next_at", to: at)
+            update = update.set("store_consumed", to: false)
+            owed = true
         } else if verified.consumed == true {
             update = update.set("store_consumed", to: true)
         }
+        // Set once: PostgreSQL refuses an UPDATE that assigns a column twice (SQLite keeps the last), which
+        // made every Google consumable owing both an acknowledgement and a consumption fail there.
+        if owed { update = update.set("action_next_at", to: at) }
         try await update.where("id", .equal, id).run()
     }
 
