@@ -24,7 +24,8 @@ extension PurchaseStore {
     /// order); a new transaction of a known subscription (a renewal, an upgrade, a Google purchase
     /// replacing its `linkedPurchaseToken`) is recorded for the owner of the earlier one.
     ///
-    /// `reinstates`: the store took a refund back (Apple `REFUND_REVERSED`): the revocation is cleared.
+    /// `reinstates`: the store took a refund back (Apple `REFUND_REVERSED`): the revocation is cleared
+    /// and a consumable's balance gets back what the refund took (`giveBackReversed`).
     public func apply(_ verified: VerifiedPurchase, app: String, source: LifecycleSource, catalog: CommerceCatalogState?,
                       reinstates: Bool = false) async throws -> LifecycleApplyOutcome {
         let at = now()
@@ -38,6 +39,7 @@ extension PurchaseStore {
                 if reinstates, verified.revocationDate == nil {
                     try await sql.update("purchases").set("revoked_at", to: SQLLiteral.null).set("revocation_reason", to: SQLLiteral.null)
                         .where("id", .equal, existing.paymentId).run()
+                    try await Self.giveBackReversed(existing, on: sql)
                 }
                 try await Self.writeLifecycle(existing.paymentId, verified, type: existing.productType, at: at, on: sql)
                 let events = try await Self.recordEvents(before: Self.facts(existing), after: verified, payment: existing,
@@ -259,10 +261,7 @@ extension PurchaseStore {
             .set("subscription_state", to: SQLBind(purchase.productType.isSubscription ? SubscriptionState.revoked.rawValue : nil))
             .set("next_check_at", to: SQLLiteral.null).set("updated_at", to: now)
             .where("id", .equal, purchase.paymentId).run()
-        if purchase.productType == .consumable, let environment = purchase.environment {
-            try await debit(account: purchase.accountId, app: purchase.app, productId: purchase.productId, environment: environment,
-                            by: purchase.quantity, on: sql)
-        }
+        try await takeBackRefunded(purchase, on: sql)
     }
 
     /// What Souk holds of a purchase, as lifecycle facts.

@@ -65,5 +65,7 @@ enum SoukMigrations {
         CreateDailyCounts(),
         // 020: an app's versions by app (issue 15's load test)
         AddAppVersionsAppIndex(),
+        // 027: what a consumable's refund took from its balance, for a reversal
+        UpdatePurchasesAddRefundDebited(),
     ]
 }
