@@ -36,6 +36,24 @@ struct LifecycleTransitionTests {
         }
     }
 
+    @Test("an unknown renewal state followed by will-not-renew is a cancellation")
+    func unknownRenewalState() {
+        let cases: [(PurchaseLifecycleFacts, PurchaseLifecycleFacts, [LifecycleEventType])] = [
+            // An intake that learned nothing of auto-renew (no App Store Server API answer).
+            (facts(state: nil, willRenew: nil), facts(state: .cancelled, willRenew: false), [.cancellation]),
+            (facts(state: .active, willRenew: nil), facts(state: .cancelled, willRenew: false), [.cancellation]),
+            (facts(state: nil, willRenew: nil), facts(willRenew: true), []),
+            // Already known to be cancelled (by its state): nothing new; turned back on: an uncancellation.
+            (facts(state: .cancelled, willRenew: nil), facts(state: .cancelled, willRenew: false), []),
+            (facts(state: .cancelled, willRenew: nil), facts(), [.uncancellation]),
+            // Ended: its own event, not a cancellation.
+            (facts(state: nil, willRenew: nil), facts(state: .expired, willRenew: false), [.expiration]),
+        ]
+        for (before, after, expected) in cases {
+            #expect(LifecycleTransition.events(before: before, after: after) == expected)
+        }
+    }
+
     @Test("catalog product identity wins over the store SKU")
     func productIdentity() {
         var old = facts()

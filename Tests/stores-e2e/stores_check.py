@@ -285,6 +285,9 @@ def check(base, work, souk_bin, fakes_url):
     expect(entitled(base, third, "premium"), "the Google subscription entitles")
     eventually(lambda: fakes.state()["google_subscriptions"][token1]["acknowledgementState"] == "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED",
                "Souk acknowledges the Google purchase")
+    # Google has it before Souk's worker writes it down: wait for what Souk recorded too.
+    eventually(lambda: "acknowledged" in souk(souk_bin, "purchases", "list", "--account", google_account, "--app", APP).stdout,
+               "Souk records the acknowledgement")
     expect(fakes.state()["token_calls"] >= 1, "the service account's token came from Souk's token URL")
 
     # RTDN: the shared token, a renewal fetched again, a voided purchase revoked.

@@ -60,10 +60,14 @@ public enum LifecycleTransition {
             events.append(.renewal)
         }
         let ended = after.state == .expired || after.state == .revoked || after.revokedAt != nil
-        if before.willRenew == true, after.willRenew == false, !ended {
-            // A subscription that ended (expired, refunded) says so by its own event; it was not cancelled.
+        // What Souk knew of auto-renew: nil when nobody said (an Apple intake without an App Store
+        // Server API answer), unless the state already said cancelled.
+        let renewing = before.willRenew ?? (before.state == .cancelled ? false : nil)
+        if renewing != false, after.willRenew == false, !ended {
+            // Renewing, or not known to be, and now it will not: a cancellation. A subscription that
+            // ended (expired, refunded) says so by its own event; it was not cancelled.
             events.append(.cancellation)
-        } else if before.willRenew == false, after.willRenew == true {
+        } else if renewing == false, after.willRenew == true {
             events.append(.uncancellation)
         }
         if let state = after.state, state != before.state {

@@ -294,9 +294,8 @@ extension PurchaseStore {
             .set("updated_at", to: at)
             .where("id", .equal, existing.paymentId)
             .run()
-        if existing.productType == .consumable, existing.revokedAt == nil, verified.revocationDate != nil, let environment = existing.environment {
-            try await debit(account: existing.accountId, app: existing.app, productId: existing.productId, environment: environment,
-                            by: existing.quantity, on: sql)
+        if existing.revokedAt == nil, verified.revocationDate != nil {
+            try await takeBackRefunded(existing, on: sql)
         }
     }
 
@@ -306,15 +305,6 @@ extension PurchaseStore {
             INSERT INTO consumable_balances (id, app, account_id, product_id, environment, balance)
             VALUES (\(bind: UUID()), \(bind: app), \(bind: account), \(bind: productId), \(bind: environment.rawValue), \(bind: Int64(amount)))
             ON CONFLICT (app, account_id, product_id, environment) DO UPDATE SET balance = consumable_balances.balance + excluded.balance
-            """).run()
-    }
-
-    /// Takes back a refunded consumable, never below zero (what was used is gone).
-    static func debit(account: UUID, app: String, productId: String, environment: CommerceEnvironment, by amount: Int,
-                      on sql: any SQLDatabase) async throws {
-        try await sql.raw("""
-            UPDATE consumable_balances SET balance = CASE WHEN balance > \(bind: Int64(amount)) THEN balance - \(bind: Int64(amount)) ELSE 0 END
-            WHERE app = \(bind: app) AND account_id = \(bind: account) AND product_id = \(bind: productId) AND environment = \(bind: environment.rawValue)
             """).run()
     }
 

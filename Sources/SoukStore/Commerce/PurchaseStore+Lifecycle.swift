@@ -24,7 +24,8 @@ extension PurchaseStore {
     /// order); a new transaction of a known subscription (a renewal, an upgrade, a Google purchase
     /// replacing its `linkedPurchaseToken`) is recorded for the owner of the earlier one.
     ///
-    /// `reinstates`: the store took a refund back (Apple `REFUND_REVERSED`): the revocation is cleared.
+    /// `reinstates`: the store took a refund back (Apple `REFUND_REVERSED`): the revocation is cleared
+    /// and a consumable's balance gets back what the refund took (`giveBackReversed`).
     public func apply(_ verified: VerifiedPurchase, app: String, source: LifecycleSource, catalog: CommerceCatalogState?,
                       reinstates: Bool = false) async throws -> LifecycleApplyOutcome {
         let at = now()
@@ -38,6 +39,7 @@ extension PurchaseStore {
                 if reinstates, verified.revocationDate == nil {
                     try await sql.update("purchases").set("revoked_at", to: SQLLiteral.null).set("revocation_reason", to: SQLLiteral.null)
                         .where("id", .equal, existing.paymentId).run()
+                    try await Self.giveBackReversed(existing, on: sql)
                 }
                 try await Self.writeLifecycle(existing.paymentId, verified, type: existing.productType, at: at, on: sql)
                 let events = try await Self.recordEvents(before: Self.facts(existing), after: verified, payment: existing,
@@ -235,16 +237,22 @@ extension PurchaseStore {
         if let reference = verified.storeReference { update = update.set("store_reference", to: reference) }
         if let linked = verified.linkedStoreReference { update = update.set("linked_store_reference", to: linked) }
         // What Souk owes the store (Google): an acknowledgement, a consumption; the worker takes it from here.
+        var owed = false
         if verified.acknowledged == false, verified.revocationDate == nil {
-            update = update.set("store_acknowledged", to: false).set("action_next_at", to: at)
+            update = update.set("store_acknowledged", to: false)
+            owed = true
         } else if verified.acknowledged == true {
             update = update.set("store_acknowledged", to: true)
         }
         if type == .consumable, verified.consumed == false, verified.revocationDate == nil {
-            update = update.set("store_consumed", to: false).set("action_next_at", to: at)
+            update = update.set("store_consumed", to: false)
+            owed = true
         } else if verified.consumed == true {
             update = update.set("store_consumed", to: true)
         }
+        // Set once: PostgreSQL refuses an UPDATE that assigns a column twice (SQLite keeps the last), which
+        // made every Google consumable owing both an acknowledgement and a consumption fail there.
+        if owed { update = update.set("action_next_at", to: at) }
         try await update.where("id", .equal, id).run()
     }
 
@@ -253,10 +261,7 @@ extension PurchaseStore {
             .set("subscription_state", to: SQLBind(purchase.productType.isSubscription ? SubscriptionState.revoked.rawValue : nil))
             .set("next_check_at", to: SQLLiteral.null).set("updated_at", to: now)
             .where("id", .equal, purchase.paymentId).run()
-        if purchase.productType == .consumable, let environment = purchase.environment {
-            try await debit(account: purchase.accountId, app: purchase.app, productId: purchase.productId, environment: environment,
-                            by: purchase.quantity, on: sql)
-        }
+        try await takeBackRefunded(purchase, on: sql)
     }
 
     /// What Souk holds of a purchase, as lifecycle facts.

@@ -129,11 +129,10 @@ public struct PurchaseStore: Sendable {
 
     /// Runs `body` in one transaction, serialized with every other write on `key`, then records the
     /// changes it reported in `commerce_changes` (same transaction) and tells `onChange` after the
-    /// commit.
+    /// commit. A transaction PostgreSQL ended to break a deadlock or a serialization failure wrote
+    /// nothing: it is run again (`conflictAttempts` in all), so such a race is never the caller's error.
     func write<T: Sendable>(app: String, key: String, _ body: @escaping @Sendable (any SQLDatabase, Changes) async throws -> T) async throws -> T {
         let isPostgres = database.location.isPostgres
-        let at = now()
-        let changes = Changes()
         // Writers of this process take turns here, awaiting without holding a connection or a thread:
         // on SQLite all of them (its busy handler would spin a thread-pool thread while another writer
         // works), on PostgreSQL those of one key (fifty copies of one purchase must not hold fifty pooled
@@ -141,6 +140,21 @@ public struct PurchaseStore: Sendable {
         let turn = isPostgres ? key : ""
         await Self.writers.acquire(turn)
         defer { Self.writers.release(turn) }
+        var attempt = 1
+        while true {
+            do {
+                return try await writeOnce(app: app, key: key, isPostgres: isPostgres, body)
+            } catch where attempt < Self.conflictAttempts && Self.isConflict(error) {
+                attempt += 1
+            }
+        }
+    }
+
+    /// One attempt of `write`.
+    private func writeOnce<T: Sendable>(app: String, key: String, isPostgres: Bool,
+                                        _ body: @escaping @Sendable (any SQLDatabase, Changes) async throws -> T) async throws -> T {
+        let at = now()
+        let changes = Changes()
         let result = try await database.transaction { db in
             let sql = db as! any SQLDatabase
             if isPostgres {

@@ -72,6 +72,8 @@ enum SoukMigrations {
         // 025-026: one live or pending membership plan per account and plan group
         UpdateMarketplaceSubscriptionsAddPlanGroup(),
         AddMarketplaceSubscriptionsOneLivePerGroup(),
+        // 027: what a consumable's refund took from its balance, for a reversal
+        UpdatePurchasesAddRefundDebited(),
         // 029: the console's catalog reviews, kept by digest until applied
         CreateCatalogReviews(),
     ]
