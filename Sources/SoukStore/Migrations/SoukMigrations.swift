@@ -67,14 +67,14 @@ enum SoukMigrations {
         AddAppVersionsAppIndex(),
         // 021: account tokens, which tie a store purchase to the Souk account that made it
         CreateAccountTokens(),
-        // 023: password reset links made in the console
+        // 022: password reset links made in the console
         CreatePasswordResetLinks(),
-        // 025-026: one live or pending membership plan per account and plan group
+        // 023-024: one live or pending membership plan per account and plan group
         UpdateMarketplaceSubscriptionsAddPlanGroup(),
         AddMarketplaceSubscriptionsOneLivePerGroup(),
-        // 027: what a consumable's refund took from its balance, for a reversal
+        // 025: what a consumable's refund took from its balance, for a reversal
         UpdatePurchasesAddRefundDebited(),
-        // 029: the console's catalog reviews, kept by digest until applied
+        // 026: the console's catalog reviews, kept by digest until applied
         CreateCatalogReviews(),
     ]
 }
