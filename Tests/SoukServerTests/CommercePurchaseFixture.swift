@@ -66,6 +66,27 @@ struct CommercePurchaseFixture: Sendable {
         }
     }
 
+    /// Runs `body` with a fake App Store Server API (production only) signing with `chain`, and an
+    /// Apple verifier that trusts `chain` and looks transactions up there with the In-App Purchase
+    /// key the fake issued (`pageSize`: the fake's history page size).
+    static func withAppStoreServerAPI(chain: AppleTestChain, pageSize: Int = 20,
+                                      _ body: @escaping @Sendable (FakeAppStoreServerAPI, AppleStoreVerifier) async throws -> Void) async throws {
+        let fake = FakeAppStoreServerAPI(chain: chain, bundleId: app, pageSize: pageSize)
+        let keyPath = NSTemporaryDirectory() + "souk-iap-\(UUID().uuidString).p8"
+        try fake.privateKeyPEM.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: keyPath) }
+        let settings = CommerceStoreSettings(apple: AppleStoreSettings(keyId: fake.keyId, issuerId: fake.issuerId, privateKey: .path(keyPath)))
+        try await FakeAppStoreServerAPI.run(production: fake, sandbox: nil) { production, sandbox in
+            var endpoints = StoreEndpoints()
+            endpoints.appStoreServerAPIBaseURL = production
+            endpoints.appStoreServerAPISandboxBaseURL = sandbox
+            endpoints.retry = StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5))
+            let apple = AppleStoreVerifier(verifier: try AppleSignedDataVerifier(additionalRootCertificates: [chain.rootDER]),
+                                           settings: { _ in settings }, api: AppStoreServerAPIClient(endpoints: endpoints))
+            try await body(fake, apple)
+        }
+    }
+
     /// Fake verifiers made around the real Apple verifier (a struct, so a trailing closure never lands here).
     struct FakeVerifiers: Sendable {
         let make: @Sendable (AppleStoreVerifier) -> [any StoreVerifier]

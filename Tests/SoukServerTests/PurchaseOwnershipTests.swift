@@ -19,18 +19,7 @@ import Testing
     static func withAppStore(_ backend: TestBackend, policy: TransferPolicy = .transfer,
                              _ body: @escaping @Sendable (F, FakeAppStoreServerAPI, AppleTestChain) async throws -> Void) async throws {
         let chain = try AppleTestChain.make()
-        let fake = FakeAppStoreServerAPI(chain: chain, bundleId: F.app)
-        let keyPath = NSTemporaryDirectory() + "souk-iap-\(UUID().uuidString).p8"
-        try fake.privateKeyPEM.write(toFile: keyPath, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: keyPath) }
-        let settings = CommerceStoreSettings(apple: AppleStoreSettings(keyId: fake.keyId, issuerId: fake.issuerId, privateKey: .path(keyPath)))
-        try await FakeAppStoreServerAPI.run(production: fake, sandbox: nil) { production, sandbox in
-            var endpoints = StoreEndpoints()
-            endpoints.appStoreServerAPIBaseURL = production
-            endpoints.appStoreServerAPISandboxBaseURL = sandbox
-            endpoints.retry = StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5))
-            let apple = AppleStoreVerifier(verifier: try AppleSignedDataVerifier(additionalRootCertificates: [chain.rootDER]),
-                                           settings: { _ in settings }, api: AppStoreServerAPIClient(endpoints: endpoints))
+        try await F.withAppStoreServerAPI(chain: chain) { fake, apple in
             try await F.with(backend, transferPolicy: policy, verifiers: .init(make: { _ in [apple] })) { fixture in
                 try await body(fixture, fake, chain)
             }

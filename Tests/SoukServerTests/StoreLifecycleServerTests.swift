@@ -196,18 +196,7 @@ import Testing
     @Test(arguments: TestBackend.available)
     func anAccountsAppStoreHistoryIsReconciled(backend: TestBackend) async throws {
         let chain = try AppleTestChain.make()
-        let fake = FakeAppStoreServerAPI(chain: chain, bundleId: Self.app, pageSize: 1)
-        let keyPath = NSTemporaryDirectory() + "souk-iap-\(UUID().uuidString).p8"
-        try fake.privateKeyPEM.write(toFile: keyPath, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: keyPath) }
-        let settings = CommerceStoreSettings(apple: AppleStoreSettings(keyId: fake.keyId, issuerId: fake.issuerId, privateKey: .path(keyPath)))
-        try await FakeAppStoreServerAPI.run(production: fake, sandbox: nil) { production, sandbox in
-            var endpoints = StoreEndpoints()
-            endpoints.appStoreServerAPIBaseURL = production
-            endpoints.appStoreServerAPISandboxBaseURL = sandbox
-            endpoints.retry = StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5))
-            let apple = AppleStoreVerifier(verifier: try AppleSignedDataVerifier(additionalRootCertificates: [chain.rootDER]),
-                                           settings: { _ in settings }, api: AppStoreServerAPIClient(endpoints: endpoints))
+        try await Fixture.withAppStoreServerAPI(chain: chain, pageSize: 1) { fake, apple in
             try await Fixture.with(backend, verifiers: .init(make: { _ in [apple] })) { fixture in
                 // A legacy intake: no signed transaction, looked up by id with the In-App Purchase key.
                 let first = fixture.transaction("reader.monthly", id: "2000000000007001", purchased: Date() - 40 * 86_400,
