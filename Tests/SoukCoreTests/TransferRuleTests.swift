@@ -51,6 +51,11 @@ import Testing
         #expect(claim(.appleStore, receipt: "eyJh.eyJi.c2ln").hasProofOfPossession)
         #expect(!claim(.appleStore, receipt: "").hasProofOfPossession)
         #expect(!claim(.appleStore, receipt: "  \n").hasProofOfPossession)
+        // A wrapper holding no signed transaction is a look-up by id, for the proof as for the verifier.
+        #expect(!claim(.appleStore, receipt: "{\"signedTransaction\": \"\"}").hasProofOfPossession)
+        #expect(!claim(.appleStore, receipt: "\"  \"").hasProofOfPossession)
+        #expect(claim(.appleStore, receipt: "{\"jwsRepresentation\": \"eyJh.eyJi.c2ln\"}").hasProofOfPossession)
+        #expect(claim(.appleStore, receipt: "{\"jwsRepresentation\": \"eyJh.eyJi.c2ln\"}").appleSignedTransaction == "eyJh.eyJi.c2ln")
         #expect(claim(.googlePlay, receipt: "purchase-token").hasProofOfPossession)
         #expect(claim(.amazon, receipt: "", userId: "amzn1.user").hasProofOfPossession)
         #expect(!claim(.amazon, receipt: "", userId: nil).hasProofOfPossession)

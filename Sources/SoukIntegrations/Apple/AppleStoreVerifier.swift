@@ -53,7 +53,7 @@ public struct AppleStoreVerifier: StoreVerifier {
     public func verify(_ claim: PurchaseClaim) async throws -> StoreVerdict {
         let apple = try await appleSettings(for: claim.app)
         let bundleId = apple?.bundleId ?? claim.app
-        let jws = Self.signedTransaction(in: claim.receipt)
+        let jws = claim.appleSignedTransaction
         if jws.isEmpty {
             return Self.ofApp(try await lookUp(claim, settings: apple, bundleId: bundleId), claim.app, bundleId: bundleId)
         }
@@ -160,23 +160,6 @@ public struct AppleStoreVerifier: StoreVerifier {
         } catch {
             throw StoreFault(.unavailable, "The App Store settings of app \(app) cannot be read.")
         }
-    }
-
-    /// The receipt as the app sent it: the JWS itself, or a JSON string / object holding it
-    /// (`signedTransaction`, `signedTransactionInfo`, `jwsRepresentation`), since seed 003's
-    /// `receipt` is free text and apps wrap it in different ways.
-    static func signedTransaction(in receipt: String) -> String {
-        let trimmed = receipt.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let first = trimmed.first, first == "{" || first == "\"", let data = trimmed.data(using: .utf8) else { return trimmed }
-        if let text = try? JSONDecoder().decode(String.self, from: data) {
-            return text.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        if let object = try? JSONDecoder().decode([String: String?].self, from: data) {
-            for key in ["signedTransaction", "signedTransactionInfo", "jwsRepresentation", "receipt"] {
-                if let value = object[key] ?? nil { return value.trimmingCharacters(in: .whitespacesAndNewlines) }
-            }
-        }
-        return trimmed
     }
 
     /// The purchase as the signed payload states it; refused when a field Souk needs is missing.
