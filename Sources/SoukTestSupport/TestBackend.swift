@@ -48,15 +48,25 @@ public enum TestBackend: String, Sendable, CaseIterable, CustomStringConvertible
     }
 
     private static func admin(_ url: String, _ body: (any SQLDatabase) async throws -> Void) async throws {
-        var logger = Logger(label: "souk.test.admin")
-        logger.logLevel = .warning
-        let database = try SoukDatabase(location: .postgres(url: url), logger: logger)
-        do {
-            try await body(database.sql)
-            await database.shutdown()
-        } catch {
-            await database.shutdown()
-            throw error
+        try await body(try await adminDatabases.database(url).sql)
+    }
+
+    /// One pool per test process for creating and dropping test databases. A pool per call left its
+    /// connections open for up to a minute after shutdown; with hundreds of PostgreSQL tests running
+    /// in parallel on a loaded machine they exhausted the server's connections. The pool lives as
+    /// long as the test process.
+    private static let adminDatabases = AdminDatabases()
+
+    private actor AdminDatabases {
+        private var databases: [String: SoukDatabase] = [:]
+
+        func database(_ url: String) throws -> SoukDatabase {
+            if let known = databases[url] { return known }
+            var logger = Logger(label: "souk.test.admin")
+            logger.logLevel = .warning
+            let database = try SoukDatabase(location: .postgres(url: url), logger: logger)
+            databases[url] = database
+            return database
         }
     }
 }
