@@ -42,7 +42,7 @@ start() {
   fi
   if ! as_owner "$bin/pg_ctl" -D "$DATA" status >/dev/null 2>&1; then
     as_owner "$bin/pg_ctl" -D "$DATA" -l "$ROOT/server.log" -w -t 60 \
-      -o "-p $PORT -k $SOCKETS -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=1000" start >/dev/null \
+      -o "-p $PORT -k $SOCKETS -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=2000" start >/dev/null \
       || { cat "$ROOT/server.log" >&2; exit 1; }
   fi
   for _ in $(seq 1 60); do
