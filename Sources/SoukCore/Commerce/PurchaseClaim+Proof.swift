@@ -17,7 +17,8 @@ extension PurchaseClaim {
 
     /// The Apple signed transaction in `receipt` as the app sent it: the JWS itself, or a JSON string
     /// or object holding it (`signedTransaction`, `signedTransactionInfo`, `jwsRepresentation`,
-    /// `receipt`), since seed 003's `receipt` is free text and apps wrap it in different ways. Empty:
+    /// `receipt`), since the payment-provider API's `receipt` (Applicaster Zapp's in-app purchases
+    /// document) is free text and apps wrap it in different ways. Empty:
     /// the claim names a transaction id only, and Apple is asked by id. The verifier and the proof
     /// rule read it here, so a wrapper holding nothing is an id-only claim for both.
     public var appleSignedTransaction: String {
