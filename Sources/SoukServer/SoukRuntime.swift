@@ -50,7 +50,8 @@ public struct SoukRuntime: Sendable {
         try FileManager.default.createDirectory(atPath: config.dataDir, withIntermediateDirectories: true)
         let blobs = try BlobStore(root: config.blobsDir, remote: config.objectStore.map { S3ObjectStore(settings: $0) })
         let keys = try SoukKeys.loadOrCreate(in: config.keysDir)
-        let database = try SoukDatabase(location: config.database, logger: logger)
+        let database = try SoukDatabase(location: config.database, logger: logger,
+                                        poolTimeout: .seconds(config.databasePoolWaitSeconds))
         do {
             if migrate || !config.database.isPostgres {
                 try await database.migrate()

@@ -43,8 +43,9 @@ public final class SoukDatabase: Sendable {
     /// (seen as minutes of 100 % CPU and pool timeouts across the test suite's many databases).
     let sqliteThreads: NIOThreadPool?
 
-    /// Opens (lazily connects to) the database at `location`.
-    public init(location: DatabaseLocation, logger: Logger) throws {
+    /// Opens (lazily connects to) the database at `location`. A query that waits longer than
+    /// `poolTimeout` for a free connection fails (and its request answers 503).
+    public init(location: DatabaseLocation, logger: Logger, poolTimeout: Duration = .seconds(10)) throws {
         self.location = location
         self.logger = logger
         let threads: NIOThreadPool?
@@ -58,17 +59,20 @@ public final class SoukDatabase: Sendable {
             threads = nil
         }
         self.sqliteThreads = threads
+        let wait = TimeAmount.seconds(poolTimeout.components.seconds)
         let databases = Databases(threadPool: threads ?? NIOThreadPool.singleton, on: MultiThreadedEventLoopGroup.singleton)
         switch location {
         case .sqlite(let path):
-            databases.use(.sqlite(.init(storage: .file(path: path)), sqlLogLevel: .trace), as: .sqlite)
+            databases.use(.sqlite(.init(storage: .file(path: path)), connectionPoolTimeout: wait, sqlLogLevel: .trace), as: .sqlite)
         case .sqliteInMemory:
             // A named shared-cache memory database, so every pooled connection sees the same data.
-            databases.use(.sqlite(.init(storage: .memory(identifier: "souk-\(UUID().uuidString)")), sqlLogLevel: .trace), as: .sqlite)
+            databases.use(.sqlite(.init(storage: .memory(identifier: "souk-\(UUID().uuidString)")), connectionPoolTimeout: wait,
+                                  sqlLogLevel: .trace), as: .sqlite)
         case .postgres(let url):
             var configuration = try SQLPostgresConfiguration(url: url)
             configuration.searchPath = nil
-            databases.use(.postgres(configuration: configuration, maxConnectionsPerEventLoop: 8, sqlLogLevel: .trace), as: .psql)
+            databases.use(.postgres(configuration: configuration, maxConnectionsPerEventLoop: 8, connectionPoolTimeout: wait,
+                                    sqlLogLevel: .trace), as: .psql)
         }
         self.databases = databases
     }

@@ -15,7 +15,7 @@ public struct StoreFixture: Sendable {
     public static func with<T: Sendable>(_ backend: TestBackend, _ body: (StoreFixture) async throws -> T) async throws -> T {
         let folder = try TemporaryFolder()
         let (location, drop) = try await backend.makeLocation(dataDir: folder.path)
-        let database = try SoukDatabase(location: location, logger: testLogger())
+        let database = try SoukDatabase(location: location, logger: testLogger(), poolTimeout: .seconds(120))
         let fixture = StoreFixture(folder: folder, database: database, blobs: try BlobStore(root: folder.path + "/blobs"))
         do {
             try await database.migrate()

@@ -64,7 +64,7 @@ public enum TestBackend: String, Sendable, CaseIterable, CustomStringConvertible
             if let known = databases[url] { return known }
             var logger = Logger(label: "souk.test.admin")
             logger.logLevel = .warning
-            let database = try SoukDatabase(location: .postgres(url: url), logger: logger)
+            let database = try SoukDatabase(location: .postgres(url: url), logger: logger, poolTimeout: .seconds(120))
             databases[url] = database
             return database
         }

@@ -9,9 +9,12 @@ import Testing
 @Suite struct StripeClientTests {
     static let secretKey = "sk_test_client_5up3rs3cret"
 
+    /// A minute per request: on a loaded machine a call that timed out is repeated, and the repeat
+    /// would take an answer staged for the first (a staged 403 consumed, a 404 seen instead).
     static func client(_ base: String, key: String = secretKey) -> StripeClient {
         StripeClient(baseURL: base + "/", secretKey: key,
-                     http: StoreHTTPClient(retry: StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5), attempts: 3)))
+                     http: StoreHTTPClient(retry: StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5), attempts: 3,
+                                                                   requestTimeout: .seconds(60))))
     }
 
     static let purchase = StripeCheckoutRequest(

@@ -44,6 +44,9 @@ struct ServerFixture {
         // Console tests sign staff in with a password only; the two-factor requirement's own tests
         // (ConsoleTwoFactorTests) turn it back on.
         config.consoleRequiresTwoFactor = false
+        // Many servers share two cores in a test run: a connection can be minutes away without
+        // anything being wrong (docs/development.md, "Tests on a busy machine").
+        config.databasePoolWaitSeconds = 120
         configure(&config)
         let runtime = try await SoukRuntime.open(config, logger: testLogger(), migrate: true)
         do {

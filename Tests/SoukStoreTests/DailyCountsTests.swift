@@ -1,5 +1,6 @@
 import Foundation
 @testable import SoukStore
+import SoukTestSupport
 import Testing
 
 @Suite struct DailyCountsTests {
@@ -18,5 +19,28 @@ import Testing
         }
         #expect(DailyCounts.day(Date(timeIntervalSince1970: 1_795_823_999)) == "2026-11-27")
         #expect(DailyCounts.day(Date(timeIntervalSince1970: 1_795_824_000)) == "2026-11-28")
+    }
+}
+
+extension DailyCountsTests {
+    /// A read while flushes run sees every count once: flushed, in flight or still in memory.
+    @Test(arguments: TestBackend.available)
+    func aReadDuringAFlushMissesNothing(_ backend: TestBackend) async throws {
+        try await StoreFixture.with(backend) { store in
+            let counts = DailyCounts(database: store.database)
+            let today = Date()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for _ in 0..<200 { try await counts.flush() }
+                }
+                for added in 1...200 {
+                    counts.add("license.requests", at: today)
+                    let seen = try await counts.series("license.requests", days: 1, endingAt: today).last?.count
+                    #expect(seen == added)
+                    if seen != added { break }
+                }
+                try await group.waitForAll()
+            }
+        }
     }
 }

@@ -26,6 +26,9 @@ def test_staff_see_only_the_enrolment_page_until_two_factor_is_on(browsers, enro
     assert "Your role needs two-factor sign-in" in driver.page_source
     assert not driver.find_elements(By.CSS_SELECTOR, "nav.console a[href='/admin/people']")
     browsers.check(driver, "enrolment-required")
+    # The long otpauth:// URI breaks inside itself instead of widening the page.
+    overflow = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, f"the enrolment page is {overflow} px wider than the window"
     driver.get(f"{enrolling_operator.base}/admin/audit")
     wait_for(lambda: path_of(driver) == "/admin/security", "the enrolment page instead of the audit log")
 

@@ -18,6 +18,8 @@ public struct SoukConfig: Sendable {
     /// The external base URL used in every generated URL, without a trailing slash.
     public var publicURL: String
     public var database: DatabaseLocation
+    /// How long a query waits for a free pooled connection before it fails (its request answers 503).
+    public var databasePoolWaitSeconds = 10
     public var logLevel: Logger.Level
     /// PEM certificate chain and private key when Souk terminates TLS itself.
     public var tls: TLSFiles?
@@ -138,6 +140,7 @@ public struct SoukConfig: Sendable {
         ("port", "SOUK_PORT", "--port", "port to listen on (default 8080)"),
         ("publicUrl", "SOUK_PUBLIC_URL", "--public-url", "external base URL used in generated URLs (default http://<hostname>:<port>)"),
         ("databaseUrl", "SOUK_DATABASE_URL", "--database-url", "postgres://user:pass@host:5432/db switches from SQLite to PostgreSQL"),
+        ("databasePoolWaitSeconds", "SOUK_DATABASE_POOL_WAIT_SECONDS", "-", "seconds a query waits for a free database connection before its request answers 503 (default 10)"),
         ("logLevel", "SOUK_LOG_LEVEL", "--log-level", "trace, debug, info, notice, warning, error or critical (default info)"),
         ("tlsCert", "SOUK_TLS_CERT", "--tls-cert", "PEM certificate chain; with tlsKey, Souk serves HTTPS itself"),
         ("tlsKey", "SOUK_TLS_KEY", "--tls-key", "PEM private key for tlsCert"),
@@ -282,6 +285,7 @@ public struct SoukConfig: Sendable {
             config.allowPlainPKCE = value
         }
         config.updatesPollingHours = try await reader.wholeNumber("updatesPollingHours", default: 24, range: 24...8760)
+        config.databasePoolWaitSeconds = try await reader.wholeNumber("databasePoolWaitSeconds", default: 10, range: 1...300)
         config.catalogRefreshMilliseconds = try await reader.wholeNumber("catalogRefreshMs", default: 1000, range: 0...60_000)
         config.cleanupIntervalSeconds = try await reader.wholeNumber("cleanupIntervalSeconds", default: 900, range: 0...604_800)
         if let issuer = try await reader.string("licenseIssuer") {

@@ -47,7 +47,7 @@ enum WebStyles {
         dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
         table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid #d2d2d7;vertical-align:top}
         th{font-weight:600;background:var(--soft)}
-        .table-wrap{overflow-x:auto;position:relative}td code{overflow-wrap:anywhere}
+        .table-wrap{overflow-x:auto;position:relative}td code,p code{overflow-wrap:anywhere}
         .pager{display:flex;gap:1rem;justify-content:space-between;margin-top:1.2rem}
         .price{font-weight:700}
         nav.console{display:flex;flex-wrap:wrap;gap:.4rem 1rem;margin:0 0 1rem;padding:.5rem 0;border-bottom:1px solid #d2d2d7}

@@ -18,6 +18,19 @@ public enum BlockingWork {
     public static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await pool.runIfActive(work)
     }
+
+    /// Threads for short work a person waits for (bcrypt at sign-in): two package imports of a few
+    /// gigabytes hold `pool`'s threads for minutes, and a sign-in queued behind them timed out.
+    static let shortPool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(2, System.coreCount))
+        pool.start()
+        return pool
+    }()
+
+    /// Runs `work` (a fraction of a second, a person waiting) on threads long jobs never hold.
+    public static func runShort<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await shortPool.runIfActive(work)
+    }
 }
 
 func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {

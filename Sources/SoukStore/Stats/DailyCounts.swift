@@ -15,6 +15,9 @@ public final class DailyCounts: Sendable {
 
     let database: SoukDatabase
     private let pending = Mutex<[Key: Int]>([:])
+    /// A flush and a read take turns: a read between a flush taking its batch from `pending` and
+    /// writing it would see the batch in neither place.
+    private let turns = Turns()
 
     public init(database: SoukDatabase) {
         self.database = database
@@ -43,6 +46,10 @@ public final class DailyCounts: Sendable {
 
     /// Writes what gathered since the last flush; on failure it is kept for the next one.
     public func flush() async throws {
+        try await turns.inTurn { try await self.flushBatch() }
+    }
+
+    private func flushBatch() async throws {
         let batch = pending.withLock { counts in
             defer { counts = [:] }
             return counts
@@ -67,6 +74,10 @@ public final class DailyCounts: Sendable {
     /// The counts of `name` for the `days` UTC days ending with `end`'s, oldest first (0 for a day
     /// without a row), including what this process has not flushed yet.
     public func series(_ name: String, days: Int, endingAt end: Date) async throws -> [(day: String, count: Int)] {
+        try await turns.inTurn { try await self.read(name, days: days, endingAt: end) }
+    }
+
+    private func read(_ name: String, days: Int, endingAt end: Date) async throws -> [(day: String, count: Int)] {
         let labels = (0..<days).reversed().map { Self.day(end.addingTimeInterval(-Double($0) * 86_400)) }
         let rows = try await database.sql.raw("""
             SELECT day, count FROM daily_counts WHERE name = \(bind: name) AND day >= \(bind: labels.first ?? "") AND day <= \(bind: labels.last ?? "")
@@ -75,5 +86,23 @@ public final class DailyCounts: Sendable {
         for row in rows { counts[try row.decode(column: "day", as: String.self)] = Int(try row.decode(column: "count", as: Int64.self)) }
         let unflushed = pending.withLock { $0 }
         return labels.map { ($0, (counts[$0] ?? 0) + (unflushed[Key(day: $0, name: name)] ?? 0)) }
+    }
+}
+
+/// One holder at a time, the others waiting in order (an async lock: the holder awaits the database).
+private actor Turns {
+    private var held = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func inTurn<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        if held {
+            await withCheckedContinuation { waiting.append($0) }
+        } else {
+            held = true
+        }
+        defer {
+            if waiting.isEmpty { held = false } else { waiting.removeFirst().resume() }
+        }
+        return try await body()
     }
 }

@@ -2,19 +2,20 @@ import Foundation
 import HummingbirdBcrypt
 import SoukStore
 
-/// Bcrypt (cost 12, about a quarter of a second) on `BlockingWork`'s threads, never on the threads that
-/// answer requests. Every hash and check the server makes goes through here; the CLI may hash
-/// directly (`PasswordHashing`), it answers no one else meanwhile.
+/// Bcrypt (cost 12, about a quarter of a second) on `BlockingWork`'s short-work threads: never behind
+/// a package import, never on the threads that answer requests. Every hash and check the server
+/// makes goes through here; the CLI may hash directly (`PasswordHashing`), it answers no one else
+/// meanwhile.
 enum PasswordHasher {
     /// Hashes a new password after `PasswordHashing`'s rules (checked here, throwing a
     /// `PasswordRuleError`; only Bcrypt itself goes to the blocking pool).
     static func hash(_ password: String) async throws -> String {
         try PasswordHashing.check(password)
-        return try await BlockingWork.run { PasswordHashing.bcrypt(password) }
+        return try await BlockingWork.runShort { PasswordHashing.bcrypt(password) }
     }
 
     static func verify(_ password: String, hash: String) async throws -> Bool {
-        try await BlockingWork.run { PasswordHashing.verify(password, hash: hash) }
+        try await BlockingWork.runShort { PasswordHashing.verify(password, hash: hash) }
     }
 
     /// A hash no password matches, checked for sign-ins with an unknown email so that their timing
@@ -29,7 +30,7 @@ enum PasswordHasher {
     }
 
     private static let dummy = Task {
-        try await BlockingWork.run { PasswordHashing.bcrypt("souk: no such account \(UUID())") }
+        try await BlockingWork.runShort { PasswordHashing.bcrypt("souk: no such account \(UUID())") }
     }
 }
 
