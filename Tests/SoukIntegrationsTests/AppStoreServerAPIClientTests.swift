@@ -16,7 +16,7 @@ import Testing
         var endpoints = StoreEndpoints()
         endpoints.appStoreServerAPIBaseURL = production
         endpoints.appStoreServerAPISandboxBaseURL = sandbox
-        endpoints.retry = StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5), attempts: 3, requestTimeout: .seconds(2))
+        endpoints.retry = StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5), attempts: 3, requestTimeout: .seconds(60))
         return endpoints
     }
 

@@ -120,7 +120,7 @@ import Testing
                 config.commerce.stripeSecretKey = stripe.secretKey
                 config.commerce.stripeWebhookSecret = stripe.webhookSecret
                 config.commerce.stores.retry = StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5), attempts: 2,
-                                                                requestTimeout: .seconds(2))
+                                                                requestTimeout: .seconds(60))
             }, prepare: Self.prepare) { client, runtime in
                 try await runtime.catalogIndex.refresh()
                 try await body(client, runtime, stripe, stripeURL)

@@ -80,7 +80,7 @@ struct CommercePurchaseFixture: Sendable {
             var endpoints = StoreEndpoints()
             endpoints.appStoreServerAPIBaseURL = production
             endpoints.appStoreServerAPISandboxBaseURL = sandbox
-            endpoints.retry = StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5))
+            endpoints.retry = StoreRetryPolicy(base: .milliseconds(1), max: .milliseconds(5), requestTimeout: .seconds(60))
             let apple = AppleStoreVerifier(verifier: try AppleSignedDataVerifier(additionalRootCertificates: [chain.rootDER]),
                                            settings: { _ in settings }, api: AppStoreServerAPIClient(endpoints: endpoints))
             try await body(fake, apple)
