@@ -98,9 +98,11 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     PasswordResetController(links: PasswordResetLinks(database: runtime.database, now: now), catalog: runtime.catalog, tokens: runtime.tokens,
                             sessions: sessions, keys: runtime.keys, pages: pages, secure: runtime.config.publicURL.hasPrefix("https://"))
         .addRoutes(to: router)
-    AccountAPIController(bearer: bearer, catalog: runtime.catalog).addRoutes(to: router)
+    AccountAPIController(bearer: bearer, catalog: runtime.catalog, details: AccountAPIDetails(runtime: runtime)).addRoutes(to: router)
     AdminController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now).addRoutes(to: router)
-    AppPagesController(runtime: runtime, sessions: sessions, pages: pages).addRoutes(to: router)
+    let storefront = StorefrontIndex(database: runtime.database, refreshInterval: runtime.config.catalogRefreshInterval, logger: runtime.logger)
+    AppPagesController(runtime: runtime, sessions: sessions, pages: pages, storefront: storefront).addRoutes(to: router)
+    MarketplaceAppAPI(runtime: runtime, bearer: bearer, storefront: storefront).addRoutes(to: router)
     MarketplaceKitConfigController(config: runtime.config, catalog: runtime.catalog, keys: runtime.keys).addRoutes(to: router)
     AppDataController(config: runtime.config, index: runtime.catalogIndex, catalog: runtime.catalog,
                       ledger: InstallLedger(database: runtime.database), bearer: bearer, keys: runtime.keys,

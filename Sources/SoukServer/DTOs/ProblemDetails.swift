@@ -15,6 +15,10 @@ struct ProblemDetails: Codable, Sendable, Equatable {
     var purchaseURL: String?
     /// The account page, for checkout's `409` (`already-owned`): where the person sees what they hold.
     var accountURL: String?
+    /// The checkout request to make, for the marketplace app's `402`s (`ProblemCheckout`).
+    var checkout: ProblemCheckout?
+    /// What the app needs, for an incompatible device's `409` (`ProblemMinimumOS`).
+    var minimumOS: ProblemMinimumOS?
 
     /// The JSON bytes, keys sorted so that equal problems are equal bytes.
     func encoded() -> Data { WireJSON.encode(self) }

@@ -14,6 +14,10 @@ public struct Problem: HTTPResponseError, Sendable {
     public var purchaseURL: String?
     /// The account page (checkout's `409` extension member).
     public var accountURL: String?
+    /// The checkout request that buys what a `402` refuses (`POST /api/v1/apps/<id>/install`).
+    var checkout: ProblemCheckout?
+    /// The platform and lowest OS version the app needs (an incompatible device's `409`).
+    var minimumOS: ProblemMinimumOS?
     /// The `WWW-Authenticate` challenge of a `401` (RFC 9110 §11.6.1 requires one).
     public var challenge: String?
     /// The `Allow` header of a `405` (RFC 9110 §15.5.6 requires one).
@@ -77,7 +81,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     static func response(_ problem: Problem, request: Request, id: String) -> Response {
         let data = ProblemDetails(type: problem.type, title: problem.status.reasonPhrase, status: problem.status.code,
                                   detail: problem.detail, instance: request.uri.path, requestId: id,
-                                  purchaseURL: problem.purchaseURL, accountURL: problem.accountURL).encoded()
+                                  purchaseURL: problem.purchaseURL, accountURL: problem.accountURL,
+                                  checkout: problem.checkout, minimumOS: problem.minimumOS).encoded()
         var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
         headers[.contentLength] = String(data.count)
         if let challenge = problem.challenge { headers[.wwwAuthenticate] = challenge }

@@ -7,6 +7,8 @@ import SoukStore
 struct AccountAPIController<Context: RequestContext> {
     let bearer: BearerAuthenticator
     let catalog: CatalogStore
+    /// Devices, purchases, memberships and entitlements (`AccountAPIDetails`), when wired.
+    var details: AccountAPIDetails? = nil
 
     func addRoutes(to router: Router<Context>) {
         router.get("api/v1/account", use: account)
@@ -17,7 +19,8 @@ struct AccountAPIController<Context: RequestContext> {
         guard let account = try await catalog.account(id: identity.accountID) else {
             throw BearerChallenge(status: .forbidden, realm: bearer.realm)
         }
-        return .json(["email": account.email, "clientId": identity.clientId, "scope": identity.scope],
-                                             cacheControl: "no-store")
+        var fields: [String: Any] = ["email": account.email, "clientId": identity.clientId, "scope": identity.scope]
+        if let details { fields.merge(try await details.fields(account)) { own, _ in own } }
+        return .json(fields, cacheControl: "no-store")
     }
 }
