@@ -410,6 +410,36 @@ def flows_selling(c, buyer, other):
     c.call("GET", "/api/v1/purchases", 401)
 
 
+def flows_marketplace_app(c, buyer, other):
+    """The marketplace app's API (docs/api.md): catalog reads with and without a token, and the install endpoint."""
+    listed = c.call("GET", "/api/v1/apps", 200)
+    c.call("GET", "/api/v1/apps", 304, headers={"If-None-Match": listed.headers["ETag"]})
+    page = c.call("GET", "/api/v1/apps", 200, query={"pageSize": "1"}).json()
+    expect(page["next"], f"a next page: {page}")
+    c.call("GET", "/api/v1/apps", 200, query=dict(urllib.parse.parse_qsl(urllib.parse.urlparse(page["next"]).query)))
+    c.call("GET", "/api/v1/apps", 200, query={"query": "notes", "platform": "iOS", "osVersion": "17.4"}, headers=bearer(buyer))
+    c.call("GET", "/api/v1/apps", 400, query={"pageSize": "500"})
+    c.call("GET", "/api/v1/apps", 403, headers=bearer("sat_not-a-token"))
+    mine = c.call("GET", "/api/v1/apps/{appleItemId}", 200, params={"appleItemId": SKETCH}, headers=bearer(buyer)).json()
+    expect(mine.get("access", {}).get("action") in ("install", "open"), f"a bought app installs: {mine.get('access')}")
+    c.call("GET", "/api/v1/apps/{appleItemId}", 404, params={"appleItemId": "6999999999"})
+    c.call("GET", "/api/v1/categories", 200)
+    c.call("GET", "/api/v1/featured", 200)
+    device = {"platform": "iOS", "osVersion": "17.4", "installedVersionId": None}
+    c.call("POST", "/api/v1/apps/{appleItemId}/install", 200, params={"appleItemId": NOTES}, json_body=device, headers=bearer(buyer))
+    c.call("POST", "/api/v1/apps/{appleItemId}/install", 200, params={"appleItemId": SKETCH}, json_body=device, headers=bearer(buyer))
+    unpaid = c.call("POST", "/api/v1/apps/{appleItemId}/install", 402, params={"appleItemId": SKETCH}, json_body=device,
+                    headers=bearer(other)).json()
+    expect(unpaid.get("checkout", {}).get("body") == {"appleItemId": SKETCH}, f"the checkout to make: {unpaid}")
+    c.call("POST", "/api/v1/apps/{appleItemId}/install", 409, params={"appleItemId": NOTES},
+           json_body={"platform": "iOS", "osVersion": "1.0"}, headers=bearer(buyer))
+    c.call("POST", "/api/v1/apps/{appleItemId}/install", 404, params={"appleItemId": "6999999999"}, json_body=device, headers=bearer(buyer))
+    c.call("POST", "/api/v1/apps/{appleItemId}/install", 400, params={"appleItemId": NOTES}, json_body={"platform": "iOS"}, headers=bearer(buyer))
+    c.call("POST", "/api/v1/apps/{appleItemId}/install", 401, params={"appleItemId": NOTES}, json_body=device)
+    account = c.call("GET", "/api/v1/account", 200, headers=bearer(buyer)).json()
+    expect(SKETCH in {p.get("appleItemId") for p in account.get("purchases", [])}, f"the account lists its purchases: {account}")
+
+
 def stripe_header(payload, secret, at=None):
     t = int(at if at is not None else time.time())
     return f"t={t},v1=" + hmac.new(secret.encode(), f"{t}.".encode() + payload, hashlib.sha256).hexdigest()
@@ -596,6 +626,7 @@ def contract(base, spec_path, souk_bin, work):
     flows_marketplace_kit(c, buyer, other)
     flows_licenses(c, buyer, other)
     flows_selling(c, buyer, other)
+    flows_marketplace_app(c, buyer, other)
     flows_webhooks(c)
     flows_catalog(c)
     chain = flows_commerce(c, buyer, other, work)
