@@ -1,8 +1,8 @@
 # The souk-device journey that scripts/e2e-device.sh runs against one process and
 # scripts/e2e-cluster.sh runs through nginx: install from a link (dtype download, then redownload
 # on a second device), spec §0's call order, an account app and a restore after losing tokens, an
-# update after an import, a takedown, an interrupted download resumed with Range, and
-# `souk-device conform --strict`. Source it; it needs DEVICE, SOUK, fail, expect_in, and the
+# update after an import, a takedown, an interrupted download resumed with Range, the marketplace
+# app's list and installs (a paid app bought first), and `souk-device conform --strict`. Source it; it needs DEVICE, SOUK, fail, expect_in, and the
 # account e2e@example.com with password $3 on the demo catalog.
 #
 #   device_journey BASE WORK_FOLDER PASSWORD   # the device's state goes in WORK_FOLDER/device
@@ -68,6 +68,29 @@ print(v["assetPath"], v["publicId"], v["variantDetails"]["compressedSize"] // 2)
   out=$("$DEVICE" install --verbose --state "$state" "$(link --apple-item-id 6446000001)" 2>&1) || fail "resumed install: $out"
   expect_in "Range: bytes=$half-" "$out" "download resumed with Range"
   expect_in "installed 6446000001" "$out" "resumed install completed"
+
+  # 6. The marketplace's own app (docs/api.md): its list, an install through the JSON API, and a paid
+  # app refused with 402 and its checkout request, then bought (the development processor pays at
+  # once) and installed.
+  local app_state="$work/app-device"
+  out=$("$DEVICE" browse --state "$app_state" --marketplace "$base" --query notes 2>&1) || fail "browse: $out"
+  expect_in "app 6446000001  Souk Notes  Free" "$out" "the app list ranked for 'notes'"
+  out=$("$DEVICE" install-from-app 6446000001 --state "$app_state" --marketplace "$base" --email e2e@example.com --password "$password" 2>&1) \
+    || fail "install from the app: $out"
+  expect_in "InstallMetadata: account e2e@example.com" "$out" "install metadata from the app's API"
+  expect_in "installed 6446000001 8000000102" "$out" "install from the app"
+  expect_in "Install verification token OK" "$out" "the app's token verified"
+  out=$("$DEVICE" browse --state "$app_state" --marketplace "$base" 2>&1) || fail "signed-in browse: $out"
+  expect_in "app 6446000004  Souk Sketch  2.99 USD, 2.79 EUR  buy" "$out" "a paid app offered to buy"
+  if out=$("$DEVICE" install-from-app 6446000004 --state "$app_state" --marketplace "$base" --email e2e@example.com 2>&1); then
+    fail "a paid app was installed without paying: $out"
+  fi
+  expect_in "payment required urn:souk:problem:purchase-required" "$out" "the 402 of a paid app"
+  expect_in 'checkout POST '"$base"'/api/v1/checkout {"appleItemId":"6446000004"}' "$out" "the checkout request to make"
+  out=$("$DEVICE" install-from-app 6446000004 --buy --state "$app_state" --marketplace "$base" --email e2e@example.com 2>&1) \
+    || fail "buy then install: $out"
+  expect_in "Checkout: order" "$out" "checkout made"
+  expect_in "installed 6446000004" "$out" "installed after the purchase"
 
   # 7. The conformance checklist: a fresh account and the demo apps pass; a server that is not a marketplace fails.
   "$SOUK" apps reinstate --apple-item-id 6446000002 >/dev/null

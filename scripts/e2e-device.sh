@@ -16,6 +16,9 @@ NAME=e2e-device
 DATABASES=()
 trap 'cleanup; for db in "${DATABASES[@]}"; do psql "$SOUK_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; done' EXIT
 export SOUK_LOG_LEVEL=warning
+# The marketplace app's paid install (scripts/device-flows.sh) buys through the development
+# processor, as `souk serve --demo` and the cluster's demo do.
+export SOUK_PAYMENT_PROCESSOR=development
 PASSWORD='e2e device password'
 
 expect_in() { grep -q -- "$1" <<<"$2" || fail "$3: expected '$1' in: $2"; }

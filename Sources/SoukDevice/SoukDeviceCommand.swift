@@ -6,7 +6,8 @@ public struct SoukDeviceCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "souk-device",
         abstract: "A simulated iPhone that installs, restores and updates apps from an alternative marketplace.",
-        subcommands: [Install.self, Restore.self, Updates.self, Licenses.self, Show.self, Conform.self, Content.self])
+        subcommands: [Install.self, Restore.self, Updates.self, Licenses.self, Show.self, Conform.self, Content.self,
+                      Browse.self, InstallFromApp.self, TVSignInCommand.self])
 
     public init() {}
 }
