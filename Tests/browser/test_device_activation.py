@@ -49,11 +49,11 @@ def test_a_person_approves_a_tv_on_the_activate_page(browsers, server):
     assert field.get_attribute("value") == codes["user_code"]
     browsers.check(person, "activate-prefilled")
     person.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    wait_for(lambda: "Browser TV" in person.find_element(By.TAG_NAME, "h1").text, "the confirmation naming the client")
+    wait_for(lambda: "Connect Browser TV?" in person.page_source, "the confirmation naming the client")
     assert server.email in person.page_source and codes["user_code"] in person.page_source
     browsers.check(person, "activate-confirm")
     person.find_element(By.XPATH, "//button[normalize-space()='Approve']").click()
-    wait_for(lambda: "is signed in" in person.find_element(By.TAG_NAME, "h1").text, "the done page")
+    wait_for(lambda: "Browser TV is signed in" in person.page_source, "the done page")
     browsers.check(person, "activate-done")
 
     status, tokens = poll(server.base, client_id, codes["device_code"])
