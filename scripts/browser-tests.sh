@@ -53,6 +53,8 @@ RESET_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
 (cd "$WORK" && "$SOUK" accounts create --email helpdesk@souk.example --password "$SUPPORT_PASSWORD" --role support >/dev/null \
   && "$SOUK" accounts create --email forgetful@souk.example --password "$RESET_PASSWORD" >/dev/null) \
   || fail "souk accounts create (support and reset accounts)"
+# A registered TV client for the device authorization grant (test_device_activation.py).
+TV_CLIENT=$(cd "$WORK" && "$SOUK" clients add --name "Browser TV" --kind tv) || fail "souk clients add"
 # The demo's console operator for the console's walk, and a package (a zip, as a browser uploads it) of an app it adds.
 OPERATOR_PASSWORD=$(sed -n 's/.*demo console .*password \([^ ]*\) .*/\1/p' "$STARTED_LOG" | head -1)
 [ -n "$OPERATOR_PASSWORD" ] || fail "the demo operator's password is not in the start-up banner"
@@ -87,6 +89,7 @@ SOUK_BROWSER_BASE="$BASE" SOUK_BROWSER_EMAIL=demo@souk.example SOUK_BROWSER_PASS
   SOUK_BROWSER_SUPPORT_EMAIL=helpdesk@souk.example SOUK_BROWSER_SUPPORT_PASSWORD="$SUPPORT_PASSWORD" \
   SOUK_BROWSER_RESET_EMAIL=forgetful@souk.example SOUK_BROWSER_RESET_PASSWORD="$RESET_PASSWORD" \
   SOUK_BROWSER_PACKAGE_ZIP="$WORK/console-package.zip" \
+  SOUK_BROWSER_TV_CLIENT="$TV_CLIENT" \
   "${RUNNER[@]}" "$PYTHON" -m pytest Tests/browser "$@"
 result=$?
 set -e

@@ -12,6 +12,7 @@ public struct SoukCommand: AsyncParsableCommand {
             LicensesCommand.self, AppStoreConnectCommand.self, MaintenanceCommand.self, BenchCommand.self, AppleCommand.self,
             CatalogCommand.self, PurchasesCommand.self, EntitlementsCommand.self, WebhooksCommand.self, StoresCommand.self,
             ContentCommand.self, SandboxCommand.self, AuditCommand.self, BackupCommand.self,
+            ClientsCommand.self,
         ]
     )
 

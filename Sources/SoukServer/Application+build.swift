@@ -73,6 +73,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     let routeMethods = RouteMethods()
     router.add(middleware: MethodNotAllowedMiddleware(routes: routeMethods))
     router.add(middleware: BodyLimitMiddleware(maxBytes: runtime.config.maxBodyBytes))
+    router.add(middleware: AppBoundTokenMiddleware(bearers: runtime.bearerCache, realm: runtime.config.publicURL))
 
     OperationsController(database: runtime.database, metrics: metrics, metricsToken: runtime.config.metricsToken).addRoutes(to: router)
     PackageHostingController(files: HostedFileCache(query: HostedFileQuery(database: runtime.database),
@@ -86,8 +87,17 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     let pages = Pages()
     let sessions = WebSessionStore(database: runtime.database)
     let passwords = PasswordSignIn(catalog: runtime.catalog, throttle: LoginThrottle(database: runtime.database, now: now))
+    // The device grant's clock is the throttle's: tests move both by hand.
+    let deviceGrant = DeviceGrant(tokens: TokenStore(database: runtime.database, lifetimes: runtime.config.tokenLifetimes, now: now),
+                                  clients: ClientRegistry(database: runtime.database))
     OAuthController(config: runtime.config, catalog: runtime.catalog, tokens: runtime.tokens, passwords: passwords,
-                    sessions: sessions, keys: runtime.keys, signingKeys: runtime.installVerificationKeys, pages: pages)
+                    sessions: sessions, keys: runtime.keys, signingKeys: runtime.installVerificationKeys, pages: pages,
+                    deviceGrant: deviceGrant)
+        .addRoutes(to: router)
+    let catalog = runtime.catalog, keys = runtime.keys
+    DeviceAuthorizationController(config: runtime.config, grant: deviceGrant,
+                                  sessions: sessions, throttle: LoginThrottle(database: runtime.database, now: now), pages: pages,
+                                  marketplaceName: { try await catalog.marketplaceName(keys: keys) })
         .addRoutes(to: router)
     WebController(config: runtime.config, catalog: runtime.catalog, tokens: runtime.tokens, sessions: sessions,
                   passwords: passwords, keys: runtime.keys, pages: pages, licenses: LicenseStore(database: runtime.database),

@@ -91,7 +91,8 @@ import Testing
             #expect(metadata["jwks_uri"] as? String == "https://souk.test/.well-known/jwks.json")
             #expect(metadata["response_types_supported"] as? [String] == ["code"])
             #expect(Set(metadata["grant_types_supported"] as? [String] ?? []) ==
-                    ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:token-exchange"])
+                    ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:token-exchange",
+                     "urn:ietf:params:oauth:grant-type:device_code"])
             #expect(metadata["code_challenge_methods_supported"] as? [String] == ["S256", "plain"])
             #expect(metadata["token_endpoint_auth_methods_supported"] as? [String] == ["none"])
             let jwks = try Self.json(try await client.execute(uri: "/.well-known/jwks.json", method: .get))

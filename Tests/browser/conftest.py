@@ -9,6 +9,7 @@ SOUK_BROWSER_OPERATOR_EMAIL/_PASSWORD an operator of the first server (the conso
 SOUK_BROWSER_SUPPORT_EMAIL/_PASSWORD a support account of the first server (the reset link)
 SOUK_BROWSER_RESET_EMAIL/_PASSWORD a customer of the first server whose password support resets
 SOUK_BROWSER_PACKAGE_ZIP     a package zip of app 6446000777 (org.souk.browser.console) to upload
+SOUK_BROWSER_TV_CLIENT       the client_id of a registered `tv` client ("Browser TV")
 SOUK_BROWSER_OUTPUT          where screenshots go
 
 A browser that is not installed skips its tests, loudly; with CI=true it fails them.

@@ -108,6 +108,8 @@ NOT_JSON = [
     (r"POST", r"/apps/\{appleItemId\}/(install|buy)"),
     # Website sign-in, password reset links, account pages, the operator console and the OAuth authorization page (HTML forms).
     (r"GET|POST", r"/(signin|signin/code|signup|signout|reset/\{token\}|account(/.*)?|admin(/.*)?|oauth/authorize)"),
+    # Where a person types a TV's user code (RFC 8628's verification URI, HTML forms).
+    (r"GET|POST", r"/activate"),
     # The license resolution page (HTML), Prometheus text, DER certificates.
     (r"GET", r"/(license/resolve|metrics|marketplace-kit/certificates/(signing|encryption)\.cer)"),
     # Package files: the developer's manifest, signature and variants, served byte for byte (docs/packages.md).
@@ -338,6 +340,12 @@ def flows_oauth(c, souk_bin, work):
     grant = dict(urllib.parse.parse_qsl(link.split("?", 1)[1]))["token"]
     c.call("POST", "/oauth/token", 200, form={"grant_type": "urn:ietf:params:oauth:grant-type:token-exchange", "subject_token": grant,
                                               "subject_token_type": "urn:ietf:params:oauth:token-type:access_token", "client_id": "openapi-device"})
+    # A registered TV asks for codes (RFC 8628) and polls; other clients are refused.
+    tv = souk(souk_bin, "clients", "add", "--name", "OpenAPI TV", "--kind", "tv").strip()
+    codes = c.call("POST", "/oauth/device_authorization", 200, form={"client_id": tv}).json()
+    c.call("POST", "/oauth/token", 400, form={"grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": codes["device_code"],
+                                              "client_id": tv}, note="authorization_pending")
+    c.call("POST", "/oauth/device_authorization", 401, form={"client_id": "openapi-unregistered"}, note="an unregistered client")
     c.call("GET", "/api/v1/account", 200, headers=bearer(buyer["access_token"]))
     c.call("GET", "/api/v1/account", 401)
     c.call("GET", "/api/v1/account", 403, headers=bearer("sat_" + secrets.token_hex(16)))

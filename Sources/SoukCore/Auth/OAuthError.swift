@@ -11,6 +11,10 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case accessDenied = "access_denied"
         case unsupportedResponseType = "unsupported_response_type"
         case temporarilyUnavailable = "temporarily_unavailable"
+        // RFC 8628 §3.5: the device access token response's errors.
+        case authorizationPending = "authorization_pending"
+        case slowDown = "slow_down"
+        case expiredToken = "expired_token"
     }
 
     public var code: Code

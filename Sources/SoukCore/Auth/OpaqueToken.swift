@@ -13,6 +13,9 @@ public enum OpaqueToken {
         case session = "sss_"
         case csrf = "scs_"
         case passwordReset = "spr_"
+        case deviceCode = "sdc_"
+        /// A registered client's public `client_id` (not a secret, but as unguessable as one).
+        case clientId = "sci_"
     }
 
     /// A fresh secret from the system's secure random generator.

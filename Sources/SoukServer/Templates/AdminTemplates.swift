@@ -8,7 +8,7 @@ enum AdminTemplates {
         "console-nav": """
             <nav class="console" aria-label="Console">
             {{^mustEnrol}}<a href="/admin">Dashboard</a> <a href="/admin/apps">Apps</a> <a href="/admin/catalog">Catalogs</a> <a href="/admin/people">People</a>
-            <a href="/admin/integrations">Integrations</a> <a href="/admin/audit">Audit log</a>
+            <a href="/admin/integrations">Integrations</a> <a href="/admin/clients">Clients</a> <a href="/admin/audit">Audit log</a>
             {{/mustEnrol}}<a href="/admin/security">Two-factor sign-in</a> <span class="muted">{{operatorEmail}} · {{role}}</span>
             </nav>
             """,
@@ -346,6 +346,36 @@ enum AdminTemplates {
             <p class="error" role="alert">The catalog you sent is larger than {{limit}}, the most the console's editor takes. Nothing was reviewed or applied.</p>
             <p>Go back to shorten it, or apply a larger file from the operator's shell with <code>souk catalog apply</code>.</p>
             <p><a href="{{catalogHref}}">Back to the catalog</a></p>
+            {{> end}}
+            """,
+        "admin-clients": """
+            {{> start}}
+            {{> console-nav}}
+            <h1>OAuth clients</h1>
+            {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            <p>Apps and TVs that sign people in with their own client_id. MarketplaceKit's devices need no registration.</p>
+            {{^clients}}<p class="muted">No client registered yet.</p>{{/clients}}
+            {{#has-clients}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Registered OAuth clients</caption>
+            <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">client_id</th><th scope="col">Tokens act for</th><th scope="col">Redirect URIs</th><th scope="col">Registered</th>{{#isOperator}}<th scope="col">Remove</th>{{/isOperator}}</tr></thead><tbody>{{/has-clients}}
+            {{#clients}}<tr><td>{{name}}</td><td>{{kind}}</td><td><code>{{clientId}}</code></td><td>{{app}}</td><td>{{redirectURIs}}</td><td>{{created}}</td>
+            {{#isOperator}}<td><form method="post" action="/admin/clients/remove" class="inline"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <input type="hidden" name="client_id" value="{{clientId}}">
+            <button type="submit" class="secondary">Remove<span class="visually-hidden"> {{name}}</span></button></form></td>{{/isOperator}}</tr>{{/clients}}
+            {{#has-clients}}</tbody></table></div>{{/has-clients}}
+            {{#isOperator}}<h2>Register a client</h2>
+            <form method="post" action="/admin/clients" class="wide">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="client-name">Name</label>
+            <input id="client-name" name="name" type="text" required maxlength="100" value="{{formName}}">
+            <label for="client-kind">Kind</label>
+            <select id="client-kind" name="kind">{{#kinds}}<option value="{{kind}}"{{#selected}} selected{{/selected}}>{{kind}}</option>{{/kinds}}</select>
+            <label for="client-redirects">Redirect URIs, one per line (none for a tv client)</label>
+            <textarea id="client-redirects" name="redirect_uris" rows="3">{{formRedirectURIs}}</textarea>
+            <label for="client-app">Bind tokens to app (bundle id; empty: any)</label>
+            <input id="client-app" name="app" type="text" value="{{formApp}}">
+            <button type="submit">Register</button>
+            </form>{{/isOperator}}
             {{> end}}
             """,
         "admin-integrations": """

@@ -22,6 +22,9 @@ struct ContentSecurityPolicy: Sendable, Equatable {
         /// The Buy form: posted to Souk, answered with a redirect to the payment processor's
         /// checkout page at this origin (Stripe Checkout).
         case soukThenPayment(String)
+        /// The sign-in forms of a registered OAuth client: answered with a redirect to its redirect
+        /// URI, whose source (`RedirectURIRule.formActionSource`) this carries.
+        case soukThenClient(String)
     }
 
     /// The scheme-source of the device hand-off. A scheme-source matches every URL of that scheme
@@ -47,6 +50,7 @@ struct ContentSecurityPolicy: Sendable, Equatable {
         let formAction = switch (hasForms, formTargets) {
         case (_, .soukThenDevice): "'self' \(Self.deviceScheme)"
         case (_, .soukThenPayment(let origin)): "'self' \(origin)"
+        case (_, .soukThenClient(let source)): "'self' \(source)"
         case (true, .souk): "'self'"
         case (false, .souk): "'none'"
         }

@@ -161,6 +161,8 @@ public struct TokenStore: Sendable {
         public var accountID: UUID
         public var clientId: String
         public var scope: String
+        /// The commerce app a registered client's tokens are bound to (`ClientRegistry`); nil: any.
+        public var app: String? = nil
     }
 
     /// Checks an access token. Last use is written at most once a minute per token.
@@ -180,8 +182,8 @@ public struct TokenStore: Sendable {
     public func authenticateAccount(accessToken: String) async throws -> Result<(bearer: Bearer, email: String, sandbox: Bool, expiresAt: Date), BearerFailure> {
         guard let row = try await sql.raw("""
             SELECT t.id, t.account_id, t.client_id, t.scope, t.expires_at, t.revoked_at, t.last_used_at,
-                   a.email, a.sandbox, a.disabled
-            FROM oauth_tokens t JOIN accounts a ON a.id = t.account_id
+                   a.email, a.sandbox, a.disabled, c.app AS bound_app
+            FROM oauth_tokens t JOIN accounts a ON a.id = t.account_id LEFT JOIN oauth_clients c ON c.client_id = t.client_id
             WHERE t.token_hash = \(bind: OpaqueToken.hash(accessToken)) AND t.kind = \(bind: OAuthTokenModel.Kind.access.rawValue)
             """).first() else { return .failure(.unknown) }
         if try row.decode(column: "revoked_at", as: Date?.self) != nil { return .failure(.revoked) }
@@ -192,7 +194,8 @@ public struct TokenStore: Sendable {
             try await sql.raw("UPDATE oauth_tokens SET last_used_at = \(bind: now()) WHERE id = \(bind: try row.decode(column: "id", as: UUID.self))").run()
         }
         let bearer = Bearer(accountID: try row.decode(column: "account_id", as: UUID.self),
-                            clientId: try row.decode(column: "client_id", as: String.self), scope: try row.decode(column: "scope", as: String.self))
+                            clientId: try row.decode(column: "client_id", as: String.self), scope: try row.decode(column: "scope", as: String.self),
+                            app: try row.decode(column: "bound_app", as: String?.self))
         return .success((bearer, try row.decode(column: "email", as: String.self), try row.decode(column: "sandbox", as: Bool.self), expiresAt))
     }
 
@@ -224,7 +227,7 @@ public struct TokenStore: Sendable {
 
     // MARK: Internals
 
-    private func issuePair(accountID: UUID, clientId: String, scope: String, familyId: UUID, codeId: UUID?) async throws -> TokenPair {
+    func issuePair(accountID: UUID, clientId: String, scope: String, familyId: UUID, codeId: UUID?) async throws -> TokenPair {
         let access = OpaqueToken.generate(.accessToken)
         let refresh = OpaqueToken.generate(.refreshToken)
         let issued = now()
@@ -248,7 +251,7 @@ public struct TokenStore: Sendable {
         try await OAuthTokenModel.query(on: database.db).filter(\.$tokenHash == hash).filter(\.$revokedAt == nil).first() != nil
     }
 
-    private func activeAccount(_ id: UUID) async throws -> Bool {
+    func activeAccount(_ id: UUID) async throws -> Bool {
         try await AccountModel.find(id, on: database.db).map { !$0.disabled } ?? false
     }
 

@@ -76,5 +76,8 @@ enum SoukMigrations {
         UpdatePurchasesAddRefundDebited(),
         // 026: the console's catalog reviews, kept by digest until applied
         CreateCatalogReviews(),
+        // 027-028: registered OAuth clients and the device authorization grant
+        CreateOAuthClients(),
+        CreateDeviceAuthorizations(),
     ]
 }

@@ -54,6 +54,7 @@ struct AdminController<Context: RequestContext> {
         addCatalogRoutes(to: router)
         addIntegrationRoutes(to: router)
         addRefundRoutes(to: router)
+        addClientRoutes(to: router)
     }
 
     /// The dashboard: what the marketplace holds now (as of at most a minute ago) and the last 30 days.

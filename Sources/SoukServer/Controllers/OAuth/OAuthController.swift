@@ -17,6 +17,9 @@ struct OAuthController<Context: RequestContext> {
     let keys: SoukKeys
     let signingKeys: InstallVerificationKeyring
     let pages: Pages
+    /// The registered clients and the device authorization grant (`DeviceGrant`).
+    let deviceGrant: DeviceGrant
+    var clients: ClientRegistry { deviceGrant.clients }
 
     static var csrfCookie: String { "souk_csrf" }
     static var tokenExchange: String { "urn:ietf:params:oauth:grant-type:token-exchange" }
@@ -44,7 +47,8 @@ struct OAuthController<Context: RequestContext> {
             "revocation_endpoint": issuer + "/oauth/revoke",
             "jwks_uri": issuer + "/.well-known/jwks.json",
             "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token", Self.tokenExchange],
+            "device_authorization_endpoint": issuer + DeviceAuthorizationController<Context>.endpointPath,
+            "grant_types_supported": ["authorization_code", "refresh_token", Self.tokenExchange, DeviceGrant.grantType],
             "code_challenge_methods_supported": config.allowPlainPKCE ? ["S256", "plain"] : ["S256"],
             "token_endpoint_auth_methods_supported": ["none"],
             "revocation_endpoint_auth_methods_supported": ["none"],
@@ -64,7 +68,8 @@ struct OAuthController<Context: RequestContext> {
     @Sendable func authorize(_ request: Request, context: Context) async throws -> Response {
         var parameters: [String: String] = [:]
         for (name, value) in request.uri.queryParameters { parameters[String(name)] = String(value) }
-        switch AuthorizationRequest.parse(parameters, allowPlain: config.allowPlainPKCE) {
+        let registered = try await AuthorizationRequest.clientId(parameters).asyncMap { try await clients.find(clientId: $0) } ?? nil
+        switch AuthorizationRequest.parse(parameters, allowPlain: config.allowPlainPKCE, registered: registered) {
         case .failure(let refusal):
             return try await refuse(refusal)
         case .success(let authorization):
@@ -88,7 +93,7 @@ struct OAuthController<Context: RequestContext> {
             "hidden": authorization.formFields.map { ["name": $0.0, "value": $0.1] },
         ]
         values["loginHint"] = authorization.loginHint
-        return pages.response("continue", values, formTargets: .soukThenDevice)
+        return pages.response("continue", values, formTargets: authorization.formTargets)
     }
 
     /// `POST /oauth/authorize`: checks CSRF, the throttle and the password, then redirects with a code.
@@ -99,7 +104,8 @@ struct OAuthController<Context: RequestContext> {
         case .failure(let error): return try await refuse(.page(error.description))
         }
         let authorization: AuthorizationRequest
-        switch AuthorizationRequest.parse(form.values, allowPlain: config.allowPlainPKCE) {
+        let registered = try await AuthorizationRequest.clientId(form.values).asyncMap { try await clients.find(clientId: $0) } ?? nil
+        switch AuthorizationRequest.parse(form.values, allowPlain: config.allowPlainPKCE, registered: registered) {
         case .success(let parsed): authorization = parsed
         case .failure(let refusal): return try await refuse(refusal)
         }
@@ -136,12 +142,12 @@ struct OAuthController<Context: RequestContext> {
     /// Issues the one-time code and sends the device back to `app-distribution-oauth:`.
     private func redirectWithCode(_ authorization: AuthorizationRequest, accountID: UUID, context: Context) async throws -> Response {
         let code = try await tokens.issueCode(accountID: accountID, clientId: authorization.clientId,
-                                              redirectURI: AuthorizationRequest.redirectURI,
+                                              redirectURI: authorization.redirectURI,
                                               challenge: authorization.codeChallenge, method: authorization.codeChallengeMethod,
                                               scope: authorization.scope)
         context.logger.info("authorization code issued", metadata: ["client_id": "\(authorization.clientId)"])
         return Response(status: .found, headers: [
-            .location: AuthorizationRequest.redirect([("code", code), ("state", authorization.state)]),
+            .location: AuthorizationRequest.redirect([("code", code), ("state", authorization.state)], to: authorization.redirectURI),
             .cacheControl: "no-store",
         ])
     }
@@ -151,10 +157,10 @@ struct OAuthController<Context: RequestContext> {
         case .page(let message):
             return pages.response("error", ["title": "This sign-in link is not valid", "message": message,
                                             "marketplace": try await marketplaceName()], status: .badRequest)
-        case .redirect(let error, let state):
+        case .redirect(let error, let state, let redirectURI):
             return Response(status: .found, headers: [
                 .location: AuthorizationRequest.redirect([("error", error.code.rawValue),
-                                                          ("error_description", error.description), ("state", state)]),
+                                                          ("error_description", error.description), ("state", state)], to: redirectURI),
                 .cacheControl: "no-store",
             ])
         }
@@ -175,7 +181,7 @@ struct OAuthController<Context: RequestContext> {
         let cookie = Cookie(name: Self.csrfCookie, value: csrf, maxAge: 1800, path: "/oauth",
                             secure: config.publicURL.hasPrefix("https://"), httpOnly: true, sameSite: .strict)
         headers[.setCookie] = cookie.description
-        return pages.response("sign-in", values, status: status, extraHeaders: headers, formTargets: .soukThenDevice)
+        return pages.response("sign-in", values, status: status, extraHeaders: headers, formTargets: authorization.formTargets)
     }
 
     private func marketplaceName() async throws -> String {
@@ -190,6 +196,7 @@ struct OAuthController<Context: RequestContext> {
     static var tokenParameters: Set<String> { [
         "grant_type", "client_id", "client_secret", "code", "redirect_uri", "code_verifier", "refresh_token", "scope",
         "subject_token", "subject_token_type", "requested_token_type", "actor_token", "actor_token_type", "resource", "audience",
+        "device_code",
     ] }
     /// The revocation endpoint's (RFC 7009 §2.1).
     static var revocationParameters: Set<String> { ["token", "token_type_hint", "client_id", "client_secret"] }
@@ -226,10 +233,12 @@ struct OAuthController<Context: RequestContext> {
                 return Self.oauthError(OAuthError(.invalidRequest, "Only access tokens can be issued."))
             }
             result = try await tokens.exchange(subjectToken: subject, clientId: clientId)
+        case DeviceGrant.grantType:
+            result = try await deviceGrant.redeem(deviceCode: form["device_code"], clientId: clientId)
         case nil:
             return Self.oauthError(OAuthError(.invalidRequest, "grant_type is required."))
         default:
-            return Self.oauthError(OAuthError(.unsupportedGrantType, "Supported: authorization_code, refresh_token, token exchange."))
+            return Self.oauthError(OAuthError(.unsupportedGrantType, "Supported: authorization_code, refresh_token, token exchange, device_code."))
         }
         switch result {
         case .failure(let error):
