@@ -76,5 +76,8 @@ enum SoukMigrations {
         UpdatePurchasesAddRefundDebited(),
         // 026: the console's catalog reviews, kept by digest until applied
         CreateCatalogReviews(),
+        // 030: OpenID Connect's nonce and authentication time, from the code to the ID token
+        UpdateOAuthCodesAddNonceAndAuthTime(),
+        UpdateOAuthTokensAddAuthTime(),
     ]
 }

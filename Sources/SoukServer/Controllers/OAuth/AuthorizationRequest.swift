@@ -16,6 +16,8 @@ struct AuthorizationRequest: Sendable, Equatable {
     var codeChallengeMethod: PKCE.Method
     var loginHint: String?
     var scope: String
+    /// OpenID Connect's `nonce` (Core 1.0 §3.1.2.1), echoed in the ID token.
+    var nonce: String? = nil
 
     /// How a request is refused.
     enum Refusal: Error, Equatable {
@@ -49,9 +51,13 @@ struct AuthorizationRequest: Sendable, Equatable {
             return .failure(.redirect(OAuthError(.invalidRequest, "code_challenge_method must be S256\(allowPlain ? " or plain" : "")."), state: state))
         }
         let hint = value("login_hint").map { String($0.prefix(254)) }
+        let nonce = value("nonce")
+        if let nonce, nonce.count > 512 {
+            return .failure(.redirect(OAuthError(.invalidRequest, "nonce is too long."), state: state))
+        }
         return .success(AuthorizationRequest(clientId: clientId, state: state, codeChallenge: challenge,
                                              codeChallengeMethod: method, loginHint: hint,
-                                             scope: value("scope") ?? TokenStoreScope.all))
+                                             scope: value("scope") ?? TokenStoreScope.all, nonce: nonce))
     }
 
     /// The parameters to carry through the sign-in form.
@@ -60,6 +66,7 @@ struct AuthorizationRequest: Sendable, Equatable {
                       ("code_challenge", codeChallenge), ("code_challenge_method", codeChallengeMethod.rawValue), ("scope", scope)]
         if let state { fields.append(("state", state)) }
         if let loginHint { fields.append(("login_hint", loginHint)) }
+        if let nonce { fields.append(("nonce", nonce)) }
         return fields
     }
 
