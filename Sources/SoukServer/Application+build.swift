@@ -92,13 +92,19 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                                   clients: ClientRegistry(database: runtime.database))
     OAuthController(config: runtime.config, catalog: runtime.catalog, tokens: runtime.tokens, passwords: passwords,
                     sessions: sessions, keys: runtime.keys, signingKeys: runtime.installVerificationKeys, pages: pages,
-                    deviceGrant: deviceGrant)
+                    deviceGrant: deviceGrant,
+                    idTokens: IDTokenIssuer(issuer: runtime.config.publicURL, keys: runtime.installVerificationKeys,
+                                            tokens: runtime.tokens, now: now))
         .addRoutes(to: router)
     let catalog = runtime.catalog, keys = runtime.keys
     DeviceAuthorizationController(config: runtime.config, grant: deviceGrant,
                                   sessions: sessions, throttle: LoginThrottle(database: runtime.database, now: now), pages: pages,
                                   marketplaceName: { try await catalog.marketplaceName(keys: keys) })
         .addRoutes(to: router)
+    let commerceAuthenticator = CommerceAuthenticator(
+        bearers: runtime.bearerCache, realm: runtime.config.publicURL,
+        idTokens: IDTokenVerifier(issuer: runtime.config.publicURL, keyStore: runtime.installVerificationKeys.store,
+                                  tokens: runtime.tokens, now: now))
     WebController(config: runtime.config, catalog: runtime.catalog, tokens: runtime.tokens, sessions: sessions,
                   passwords: passwords, keys: runtime.keys, pages: pages, licenses: LicenseStore(database: runtime.database),
                   orders: MarketplaceOrderStore(database: runtime.database), subscriptions: MarketplaceSubscriptionStore(purchases: runtime.purchases))
@@ -129,19 +135,18 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
         .addRoutes(to: router)
     if let purchaseIntake {
         CommercePurchaseController(intake: purchaseIntake, catalogs: runtime.commerceCatalogs, purchases: runtime.purchases,
-                                   authenticator: CommerceAuthenticator(bearers: runtime.bearerCache,
-                                                                        realm: runtime.config.publicURL),
+                                   authenticator: commerceAuthenticator,
                                    entitlements: EntitlementReader(index: runtime.entitlementIndex, now: { Date() }),
                                    publicURL: runtime.config.publicURL)
             .addRoutes(to: router)
     }
     CommerceCustomerController(catalogs: runtime.commerceCatalogs, purchases: runtime.purchases, accountTokens: runtime.accountTokens,
-                               authenticator: CommerceAuthenticator(bearers: runtime.bearerCache, realm: runtime.config.publicURL),
+                               authenticator: commerceAuthenticator,
                                entitlements: EntitlementReader(index: runtime.entitlementIndex, now: { Date() }))
         .addRoutes(to: router)
     HostedContentController(catalogs: runtime.commerceCatalogs,
                             content: HostedContentStore(database: runtime.database, blobs: runtime.blobs, workArea: runtime.config.workDir),
-                            authenticator: CommerceAuthenticator(bearers: runtime.bearerCache, realm: runtime.config.publicURL),
+                            authenticator: commerceAuthenticator,
                             entitlements: EntitlementReader(index: runtime.entitlementIndex, now: { Date() }), publicURL: runtime.config.publicURL,
                             delivery: DownloadDelivery(runtime.config, blobs: runtime.blobs))
         .addRoutes(to: router)

@@ -40,7 +40,8 @@ def load(name, path):
 # MARK: lint
 
 # Operations that read no storage (no 503 of an outage to document).
-NO_STORAGE = {("get", "/.well-known/oauth-authorization-server"), ("get", "/openapi.json")}
+NO_STORAGE = {("get", "/.well-known/oauth-authorization-server"), ("get", "/.well-known/openid-configuration"),
+              ("get", "/openapi.json")}
 # Error answers that are not problem documents, and why.
 NOT_PROBLEMS = {
     ("get", "/health", "503"): "the health document itself",

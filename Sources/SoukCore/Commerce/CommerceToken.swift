@@ -1,16 +1,26 @@
 import Foundation
 
-/// Where the payment-provider API finds the signed-in person's access token (seed 003, spec §3):
-/// `Authorization: Bearer` first (RFC 6750 §2.1), else the `access_token` query parameter
-/// (RFC 6750 §2.3), else Zapp's `ctx` query parameter — base64 (or base64url, padded or not) of a
-/// JSON object of context keys, whose `access_token` key holds it.
+/// Where the payment-provider API finds the signed-in person's token (spec §3): an access token or
+/// a Souk OpenID Connect ID token. `Authorization: Bearer` first (RFC 6750 §2.1), else the
+/// `access_token` query parameter (RFC 6750 §2.3), else `id_token`, else Zapp's `ctx` query
+/// parameter — base64 (or base64url, padded or not) of a JSON object of context keys, whose
+/// `access_token` (else `id_token`) key holds it. Which kind a token is, its shape says (`isJWT`).
 public enum CommerceToken {
     /// The token, or nil when the request carries none. `query`: decoded query parameters.
     public static func find(authorization: String?, query: [String: String]) -> String? {
         if let authorization, let token = bearer(authorization) { return token }
-        if let token = query["access_token"], !token.isEmpty { return token }
+        for name in contextKeys { if let token = query[name], !token.isEmpty { return token } }
         if let context = query["ctx"], let token = fromContext(context) { return token }
         return nil
+    }
+
+    /// The context keys that carry the person's token, in the order they are tried.
+    static let contextKeys = ["access_token", "id_token"]
+
+    /// True for a JWS in compact form (three base64url parts, the header a JSON object): an ID
+    /// token. Souk's access tokens are opaque (`sat_…`) and never contain a dot.
+    public static func isJWT(_ token: String) -> Bool {
+        token.hasPrefix("eyJ") && token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2
     }
 
     /// The credentials of `Bearer <token>` (the scheme is case-insensitive). On the hot path:
@@ -28,10 +38,14 @@ public enum CommerceToken {
         return token.isEmpty ? nil : String(Substring(token))
     }
 
-    /// `access_token` of a `ctx` value.
+    /// `access_token` (else `id_token`) of a `ctx` value.
     static func fromContext(_ context: String) -> String? {
-        guard let bytes = Base64URL.decodeEitherAlphabet(context).map(Array.init), let document = try? JSONValue.parse(bytes),
-              case .string(let token)? = document["access_token"], !token.isEmpty else { return nil }
-        return token
+        guard let bytes = Base64URL.decodeEitherAlphabet(context).map(Array.init), let document = try? JSONValue.parse(bytes) else {
+            return nil
+        }
+        for name in contextKeys {
+            if case .string(let token)? = document[name], !token.isEmpty { return token }
+        }
+        return nil
     }
 }

@@ -4,16 +4,17 @@ import Hummingbird
 import SoukCore
 import SoukStore
 
-/// Who a payment-provider request acts for (seed 003): Souk's OAuth access token as
-/// `Authorization: Bearer`, the `access_token` query parameter (RFC 6750 §2.3), or the
-/// `access_token` key of Zapp's `ctx` query parameter (`CommerceToken`). Without a valid token the
-/// answer is the seed's 401 body with `WWW-Authenticate: Bearer`.
+/// Who a payment-provider request acts for: Souk's OAuth access token, or a Souk OpenID Connect ID
+/// token (`IDTokenVerifier`), as `Authorization: Bearer`, the `access_token` or `id_token` query
+/// parameter (RFC 6750 §2.3), or the same key of Zapp's `ctx` query parameter (`CommerceToken`).
+/// Without a valid token the answer is the 401 body of docs/commerce.md with `WWW-Authenticate: Bearer`.
 ///
 /// Tokens and their accounts come from `BearerCache` (no database round trip for a token seen
 /// within the refresh interval; a revocation is seen within it).
 struct CommerceAuthenticator: Sendable {
     let bearers: BearerCache
     let realm: String
+    let idTokens: IDTokenVerifier
 
     /// The buyer behind the request's token; throws `CommerceUnauthorized` in `style` otherwise.
     func buyer(_ request: Request, style: CommerceUnauthorized.Style = .entitlement) async throws -> PurchaseIntakeService.Buyer {
@@ -21,6 +22,12 @@ struct CommerceAuthenticator: Sendable {
         for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
         guard let token = CommerceToken.find(authorization: request.headers[.authorization], query: query) else {
             throw CommerceUnauthorized(style: style, realm: realm, tokenPresented: false)
+        }
+        if CommerceToken.isJWT(token) {
+            guard let account = try await idTokens.account(idToken: token) else {
+                throw CommerceUnauthorized(style: style, realm: realm, tokenPresented: true)
+            }
+            return PurchaseIntakeService.Buyer(account: account.accountID, email: account.email, sandbox: account.sandbox)
         }
         guard case .success(let account) = try await bearers.account(accessToken: token) else {
             throw CommerceUnauthorized(style: style, realm: realm, tokenPresented: true)

@@ -14,6 +14,8 @@ struct OAuthTokenResponse: Codable, Equatable {
     var expiresIn: Int
     var refreshToken: String
     var scope: String
+    /// OpenID Connect Core 1.0 §3.1.3.3: present when the granted scope includes `openid`.
+    var idToken: String?
 
     enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
@@ -22,13 +24,15 @@ struct OAuthTokenResponse: Codable, Equatable {
         case expiresIn = "expires_in"
         case refreshToken = "refresh_token"
         case scope
+        case idToken = "id_token"
     }
 
-    init(pair: TokenPair) {
+    init(pair: TokenPair, idToken: String? = nil) {
         accessToken = pair.accessToken
         expiresIn = pair.expiresIn
         refreshToken = pair.refreshToken
         scope = pair.scope
+        self.idToken = idToken
     }
 
     /// `200`, never cached (RFC 6749 §5.1: `Cache-Control: no-store`, `Pragma: no-cache`).

@@ -20,8 +20,10 @@ public final class InstallVerificationKeyring: Sendable {
     private let loaded = Mutex<[String: (kid: String, key: ES256PrivateKey)]>([:])
     private let collection = JWTKeyCollection()
 
-    /// A retired key stays in the JWKS this long after its last token could have been issued.
-    public static let publicationGrace: TimeInterval = InstallVerificationClaims.defaultLifetime + 600
+    /// A retired key stays in the JWKS this long after its last token could have been issued: the
+    /// longest lifetime of what the marketplace key signs (an ID token's hour) plus ten minutes.
+    public static let publicationGrace: TimeInterval = max(InstallVerificationClaims.defaultLifetime,
+                                                           IDTokenClaims.longestLifetime) + 600
 
     public init(store: InstallVerificationKeyStore, keysDir: String, refreshInterval: Duration = .seconds(1)) {
         self.store = store
@@ -30,7 +32,7 @@ public final class InstallVerificationKeyring: Sendable {
     }
 
     /// The current key of every owner (0 = the marketplace). While the database cannot answer, the
-    /// keys read last keep signing: a rotated-out key stays published for 30 minutes anyway.
+    /// keys read last keep signing: a rotated-out key stays published for 70 minutes anyway.
     public func activeKeys() async throws -> [UInt64: InstallVerificationKeyRecord] {
         try await active.value(keepOnFailure: true) { try await store.activeKeys() }
     }

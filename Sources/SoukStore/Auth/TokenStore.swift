@@ -10,6 +10,11 @@ public struct TokenPair: Sendable, Equatable, Codable {
     public var refreshToken: String
     public var expiresIn: Int
     public var scope: String
+    /// Who the tokens are for, when they signed in, and the authorization request's `nonce`: what
+    /// an OpenID Connect ID token says (`IDTokenClaims`). Not part of the OAuth answer itself.
+    public var accountID: UUID? = nil
+    public var authTime: Date? = nil
+    public var nonce: String? = nil
 }
 
 /// The authorization server's memory: codes, tokens, install-link grants. Every secret is stored
@@ -32,9 +37,11 @@ public struct TokenStore: Sendable {
 
     // MARK: Authorization codes
 
-    /// Issues a one-time code bound to the account, client, redirect URI and PKCE challenge.
+    /// Issues a one-time code bound to the account, client, redirect URI and PKCE challenge, with
+    /// OpenID Connect's `nonce` and the time the person authenticated (`authTime`, nil: now).
     public func issueCode(accountID: UUID, clientId: String, redirectURI: String, challenge: String,
-                          method: PKCE.Method, scope: String = defaultScope) async throws -> String {
+                          method: PKCE.Method, scope: String = defaultScope, nonce: String? = nil,
+                          authTime: Date? = nil) async throws -> String {
         let code = OpaqueToken.generate(.authorizationCode)
         let model = OAuthCodeModel()
         model.codeHash = OpaqueToken.hash(code)
@@ -44,6 +51,8 @@ public struct TokenStore: Sendable {
         model.codeChallenge = challenge
         model.codeChallengeMethod = method.rawValue
         model.scope = scope
+        model.nonce = nonce
+        model.authTime = authTime ?? now()
         model.expiresAt = now() + lifetimes.authorizationCode.timeInterval
         try await model.create(on: database.db)
         return code
@@ -58,7 +67,7 @@ public struct TokenStore: Sendable {
         let hash = OpaqueToken.hash(request.code)
         let row = try await sql.raw("""
             UPDATE oauth_codes SET used_at = \(bind: now()) WHERE code_hash = \(bind: hash) AND used_at IS NULL
-            RETURNING id, account_id, client_id, redirect_uri, code_challenge, code_challenge_method, scope, expires_at
+            RETURNING id, account_id, client_id, redirect_uri, code_challenge, code_challenge_method, scope, expires_at, nonce, auth_time
             """).first()
         guard let row else {
             if let replayed = try await OAuthCodeModel.query(on: database.db).filter(\.$codeHash == hash).first(), let codeID = replayed.id {
@@ -75,8 +84,11 @@ public struct TokenStore: Sendable {
         if let refusal = AuthorizationCodeRule.refusal(for: request, code: issued, now: now()) { return .failure(refusal) }
         let accountID = try row.decode(column: "account_id", as: UUID.self)
         guard try await activeAccount(accountID) else { return .failure(invalid) }
-        return .success(try await issuePair(accountID: accountID, clientId: request.clientId, scope: try row.decode(column: "scope", as: String.self),
-                                            familyId: UUID(), codeId: try row.decode(column: "id", as: UUID.self)))
+        var pair = try await issuePair(accountID: accountID, clientId: request.clientId, scope: try row.decode(column: "scope", as: String.self),
+                                       familyId: UUID(), codeId: try row.decode(column: "id", as: UUID.self),
+                                       authTime: try row.decode(column: "auth_time", as: Date?.self))
+        pair.nonce = try row.decode(column: "nonce", as: String?.self)
+        return .success(pair)
     }
 
     // MARK: Refresh tokens
@@ -94,7 +106,7 @@ public struct TokenStore: Sendable {
         guard try await activeAccount(model.$account.id) else { return .failure(invalid) }
         if model.rotatedAt == nil {
             let pair = try await issuePair(accountID: model.$account.id, clientId: clientId, scope: model.scope,
-                                           familyId: model.familyId, codeId: model.codeId)
+                                           familyId: model.familyId, codeId: model.codeId, authTime: model.authTime)
             let sealed = try Self.seal(pair, with: refreshToken)
             let claimed = try await sql.raw("""
                 UPDATE oauth_tokens SET rotated_at = \(bind: now()), rotation_sealed = \(bind: sealed)
@@ -227,19 +239,25 @@ public struct TokenStore: Sendable {
 
     // MARK: Internals
 
-    func issuePair(accountID: UUID, clientId: String, scope: String, familyId: UUID, codeId: UUID?) async throws -> TokenPair {
+    func issuePair(accountID: UUID, clientId: String, scope: String, familyId: UUID, codeId: UUID?,
+                   authTime: Date? = nil) async throws -> TokenPair {
         let access = OpaqueToken.generate(.accessToken)
         let refresh = OpaqueToken.generate(.refreshToken)
         let issued = now()
         try await database.transaction { db in
-            try await OAuthTokenModel(tokenHash: OpaqueToken.hash(access), kind: .access, accountID: accountID, clientId: clientId,
-                                      scope: scope, familyId: familyId, codeId: codeId,
-                                      expiresAt: issued + lifetimes.accessToken.timeInterval).create(on: db)
-            try await OAuthTokenModel(tokenHash: OpaqueToken.hash(refresh), kind: .refresh, accountID: accountID, clientId: clientId,
-                                      scope: scope, familyId: familyId, codeId: codeId,
-                                      expiresAt: issued + lifetimes.refreshToken.timeInterval).create(on: db)
+            let accessModel = OAuthTokenModel(tokenHash: OpaqueToken.hash(access), kind: .access, accountID: accountID, clientId: clientId,
+                                              scope: scope, familyId: familyId, codeId: codeId,
+                                              expiresAt: issued + lifetimes.accessToken.timeInterval)
+            let refreshModel = OAuthTokenModel(tokenHash: OpaqueToken.hash(refresh), kind: .refresh, accountID: accountID, clientId: clientId,
+                                               scope: scope, familyId: familyId, codeId: codeId,
+                                               expiresAt: issued + lifetimes.refreshToken.timeInterval)
+            for model in [accessModel, refreshModel] {
+                model.authTime = authTime
+                try await model.create(on: db)
+            }
         }
-        return TokenPair(accessToken: access, refreshToken: refresh, expiresIn: Int(lifetimes.accessToken.timeInterval), scope: scope)
+        return TokenPair(accessToken: access, refreshToken: refresh, expiresIn: Int(lifetimes.accessToken.timeInterval), scope: scope,
+                         accountID: accountID, authTime: authTime)
     }
 
     private func token(_ value: String, kind: OAuthTokenModel.Kind) async throws -> OAuthTokenModel? {

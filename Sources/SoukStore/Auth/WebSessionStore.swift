@@ -18,6 +18,8 @@ public struct WebSessionStore: Sendable {
     public struct Session: Sendable {
         public var account: AccountModel
         public var csrfToken: String
+        /// When the person signed in on the website (OpenID Connect's `auth_time` when they continue).
+        public var signedInAt: Date? = nil
     }
 
     /// Starts a session; returns the cookie value.
@@ -38,7 +40,7 @@ public struct WebSessionStore: Sendable {
             .with(\.$account).first(), model.expiresAt > now(), !model.account.disabled else {
             return nil
         }
-        return Session(account: model.account, csrfToken: model.csrfToken)
+        return Session(account: model.account, csrfToken: model.csrfToken, signedInAt: model.createdAt)
     }
 
     /// Ends a session.

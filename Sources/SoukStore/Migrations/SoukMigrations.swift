@@ -79,5 +79,8 @@ enum SoukMigrations {
         // 027-028: registered OAuth clients and the device authorization grant
         CreateOAuthClients(),
         CreateDeviceAuthorizations(),
+        // 030: OpenID Connect's nonce and authentication time, from the code to the ID token
+        UpdateOAuthCodesAddNonceAndAuthTime(),
+        UpdateOAuthTokensAddAuthTime(),
     ]
 }

@@ -15,6 +15,9 @@ public final class OAuthCodeModel: Model, @unchecked Sendable {
     @Field(key: "scope") public var scope: String
     @Field(key: "expires_at") public var expiresAt: Date
     @OptionalField(key: "used_at") public var usedAt: Date?
+    /// OpenID Connect: the authorization request's `nonce`, and when the person authenticated.
+    @OptionalField(key: "nonce") public var nonce: String?
+    @OptionalField(key: "auth_time") public var authTime: Date?
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
 
     public init() {}

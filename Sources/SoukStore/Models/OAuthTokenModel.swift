@@ -25,6 +25,8 @@ public final class OAuthTokenModel: Model, @unchecked Sendable {
     /// The new pair, sealed with a key derived from this refresh token, for retries within the grace window.
     @OptionalField(key: "rotation_sealed") public var rotationSealed: String?
     @OptionalField(key: "last_used_at") public var lastUsedAt: Date?
+    /// When the person signed in (OpenID Connect's `auth_time`); nil when not from a sign-in.
+    @OptionalField(key: "auth_time") public var authTime: Date?
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
 
     public init() {}

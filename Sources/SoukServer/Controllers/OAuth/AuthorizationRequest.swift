@@ -22,6 +22,8 @@ struct AuthorizationRequest: Sendable, Equatable {
     var codeChallengeMethod: PKCE.Method
     var loginHint: String?
     var scope: String
+    /// OpenID Connect's `nonce` (Core 1.0 §3.1.2.1), echoed in the ID token.
+    var nonce: String? = nil
 
     /// How a request is refused.
     enum Refusal: Error, Equatable {
@@ -79,9 +81,13 @@ struct AuthorizationRequest: Sendable, Equatable {
                                       state: state, redirectURI: target))
         }
         let hint = value("login_hint").map { String($0.prefix(254)) }
+        let nonce = value("nonce")
+        if let nonce, nonce.count > 512 {
+            return .failure(.redirect(OAuthError(.invalidRequest, "nonce is too long."), state: state, redirectURI: target))
+        }
         return .success(AuthorizationRequest(clientId: clientId, redirectURI: target, state: state, codeChallenge: challenge,
                                              codeChallengeMethod: method, loginHint: hint,
-                                             scope: value("scope") ?? TokenStoreScope.all))
+                                             scope: value("scope") ?? TokenStoreScope.all, nonce: nonce))
     }
 
     /// Where the sign-in forms may send the browser: Souk, then the device or the client.
@@ -95,6 +101,7 @@ struct AuthorizationRequest: Sendable, Equatable {
                       ("code_challenge", codeChallenge), ("code_challenge_method", codeChallengeMethod.rawValue), ("scope", scope)]
         if let state { fields.append(("state", state)) }
         if let loginHint { fields.append(("login_hint", loginHint)) }
+        if let nonce { fields.append(("nonce", nonce)) }
         return fields
     }
 

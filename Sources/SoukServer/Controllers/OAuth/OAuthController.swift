@@ -20,6 +20,7 @@ struct OAuthController<Context: RequestContext> {
     /// The registered clients and the device authorization grant (`DeviceGrant`).
     let deviceGrant: DeviceGrant
     var clients: ClientRegistry { deviceGrant.clients }
+    let idTokens: IDTokenIssuer
 
     static var csrfCookie: String { "souk_csrf" }
     static var tokenExchange: String { "urn:ietf:params:oauth:grant-type:token-exchange" }
@@ -34,13 +35,19 @@ struct OAuthController<Context: RequestContext> {
         router.post("oauth/authorize", use: signIn)
         router.post("oauth/token", use: token)
         router.post("oauth/revoke", use: revoke)
+        addOpenIDRoutes(to: router)
     }
 
     // MARK: Metadata
 
     /// RFC 8414 metadata; JSON, no redirects.
     @Sendable func metadata(_ request: Request, context: Context) async throws -> Response {
-        Response.json([
+        Response.json(serverMetadata, cacheControl: "public, max-age=3600")
+    }
+
+    /// The RFC 8414 document, which `/.well-known/openid-configuration` extends.
+    var serverMetadata: [String: Any] {
+        [
             "issuer": issuer,
             "authorization_endpoint": issuer + "/oauth/authorize",
             "token_endpoint": issuer + "/oauth/token",
@@ -53,7 +60,7 @@ struct OAuthController<Context: RequestContext> {
             "token_endpoint_auth_methods_supported": ["none"],
             "revocation_endpoint_auth_methods_supported": ["none"],
             "scopes_supported": [TokenStoreScope.all],
-        ], cacheControl: "public, max-age=3600")
+        ]
     }
 
     /// The install verification public keys as a JWK set (RFC 7517): the current keys and retired
@@ -115,7 +122,8 @@ struct OAuthController<Context: RequestContext> {
                 return try await signInPage(authorization, email: authorization.loginHint ?? "", status: .forbidden,
                                             error: "Your session ended. Please sign in.")
             }
-            return try await redirectWithCode(authorization, accountID: try session.account.requireID(), context: context)
+            return try await redirectWithCode(authorization, accountID: try session.account.requireID(), authTime: session.signedInAt,
+                                              context: context)
         }
         guard let cookie = request.cookies[Self.csrfCookie]?.value, let field = form["csrf_token"],
               ConstantTime.equal(cookie, field) else {
@@ -139,12 +147,14 @@ struct OAuthController<Context: RequestContext> {
         return try await redirectWithCode(authorization, accountID: accountID, context: context)
     }
 
-    /// Issues the one-time code and sends the device back to `app-distribution-oauth:`.
-    private func redirectWithCode(_ authorization: AuthorizationRequest, accountID: UUID, context: Context) async throws -> Response {
+    /// Issues the one-time code and sends the device back to `app-distribution-oauth:`. `authTime`:
+    /// when the person signed in on the website they continued from (nil: they typed a password now).
+    private func redirectWithCode(_ authorization: AuthorizationRequest, accountID: UUID, authTime: Date? = nil,
+                                  context: Context) async throws -> Response {
         let code = try await tokens.issueCode(accountID: accountID, clientId: authorization.clientId,
                                               redirectURI: authorization.redirectURI,
                                               challenge: authorization.codeChallenge, method: authorization.codeChallengeMethod,
-                                              scope: authorization.scope)
+                                              scope: authorization.scope, nonce: authorization.nonce, authTime: authTime)
         context.logger.info("authorization code issued", metadata: ["client_id": "\(authorization.clientId)"])
         return Response(status: .found, headers: [
             .location: AuthorizationRequest.redirect([("code", code), ("state", authorization.state)], to: authorization.redirectURI),
@@ -244,7 +254,7 @@ struct OAuthController<Context: RequestContext> {
         case .failure(let error):
             return Self.oauthError(error)
         case .success(let pair):
-            return OAuthTokenResponse(pair: pair).response
+            return OAuthTokenResponse(pair: pair, idToken: try await idTokens.idToken(for: pair, clientId: clientId)).response
         }
     }
 

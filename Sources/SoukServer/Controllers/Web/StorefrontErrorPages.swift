@@ -15,7 +15,7 @@ struct StorefrontErrorPages<Context: RequestContext>: RouterMiddleware {
 
     /// Paths whose answers are for programs, whatever they accept.
     static var apiPrefixes: [String] {
-        ["/api/", "/commerce/", "/marketplace-kit/", "/oauth/token", "/oauth/revoke", "/.well-known/", "/packages/",
+        ["/api/", "/commerce/", "/marketplace-kit/", "/oauth/token", "/oauth/revoke", "/oauth/userinfo", "/.well-known/", "/packages/",
          "/webhooks/", "/metrics", "/health", "/media/"]
     }
 
