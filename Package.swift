@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "souk", targets: ["souk"]),
         .executable(name: "souk-device", targets: ["souk-device"]),
+        .library(name: "SoukClient", targets: ["SoukClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -35,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
     ],
     targets: [
         .executableTarget(
@@ -151,6 +154,17 @@ let package = Package(
             resources: [.embedInCode("Resources/openapi.json")],
             swiftSettings: swiftSettings
         ),
+        // The Swift client for app developers (docs/clients.md): its Generated/ folder is written by
+        // scripts/generate-client.sh from the OpenAPI document; it depends on nothing of Souk's own.
+        .target(
+            name: "SoukClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "SoukTestSupport",
             dependencies: [
@@ -212,6 +226,17 @@ let package = Package(
             dependencies: [
                 "SoukCLI", "SoukServer", "SoukStore", "SoukCore", "SoukTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SoukClientTests",
+            dependencies: [
+                "SoukClient", "SoukServer", "SoukStore", "SoukCore", "SoukTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             swiftSettings: swiftSettings
         ),

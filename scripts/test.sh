@@ -10,7 +10,8 @@
 # (scripts/load.sh, SCALE=smoke) and the real-browser
 # tests (scripts/browser-tests.sh: Chromium and WebKit, skipped with a warning when not installed,
 # screenshots in test-output/browser/), the cross-check of Apple verdicts with Apple's own library
-# (scripts/apple-verdicts.sh, skipped with a warning without it), then every Swift test. No script leaves a process behind.
+# (scripts/apple-verdicts.sh, skipped with a warning without it), then every Swift test. First of all,
+# the Swift client's generated code must be what the OpenAPI document generates (scripts/generate-client.sh --check). No script leaves a process behind.
 # Storage tests run on SQLite and on PostgreSQL: when SOUK_TEST_POSTGRES_URL is not set, a
 # throwaway PostgreSQL is started from Debian's packages if they are installed (scripts/postgres.sh).
 set -euo pipefail
@@ -27,6 +28,7 @@ if [ -z "${SOUK_TEST_POSTGRES_URL:-}" ]; then
 fi
 export SOUK_TEST_POSTGRES_URL="${SOUK_TEST_POSTGRES_URL:-}"
 
+scripts/generate-client.sh --check
 swift build --build-tests
 scripts/smoke.sh
 scripts/e2e-device.sh
