@@ -103,7 +103,7 @@ import Testing
             let clock = ContinuousClock()
             let started = clock.now
             var seen = false
-            while clock.now - started < .seconds(5) {
+            while clock.now - started < .seconds(60) {
                 if try await index.records(account: c.alice, app: Self.app).count == 1 {
                     seen = true
                     break
@@ -111,7 +111,8 @@ import Testing
                 try await Task.sleep(for: .milliseconds(20))
             }
             // Seen within a few intervals (the check runs beside the requests, not before them). No tighter
-            // bound is asserted: a loaded CI machine once took 2.8 s, and timings belong in benchmarks.
+            // bound is asserted: a loaded CI machine once took 2.8 s, a machine running several builds
+            // beside the tests more than 5 s, and timings belong in benchmarks.
             #expect(seen)
         }
     }
