@@ -61,3 +61,41 @@ def test_a_person_approves_a_tv_on_the_activate_page(browsers, server):
     assert tokens["token_type"] == "Bearer" and tokens["access_token"] and tokens["refresh_token"]
     status, again = poll(server.base, client_id, codes["device_code"])
     assert (status, again["error"]) == (400, "invalid_grant"), again
+
+
+def test_souk_device_signs_a_tv_in_when_a_person_approves_in_chromium(browsers, server, tmp_path):
+    """souk-device tv-sign-in plays the TV: it prints the code, a person types it on /activate in
+    Chromium and approves, and the device's polling ends with the tokens of that person."""
+    import subprocess
+
+    device = os.environ["SOUK_BROWSER_DEVICE"]
+    if not os.path.exists(device):
+        import pytest
+        pytest.fail(f"souk-device is not built at {device}")
+    tv = subprocess.Popen([device, "tv-sign-in", "--state", str(tmp_path / "tv"), "--marketplace", server.base,
+                           "--client-id", os.environ["SOUK_BROWSER_TV_CLIENT"]],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = tv.stdout.readline().strip()
+        assert first.startswith("code ") and len(first) == len("code XXXX-XXXX"), first
+        code = first.split(" ", 1)[1]
+        person = browsers.chromium()
+        person.get(f"{server.base}/activate")
+        wait_for(lambda: path_of(person) == "/signin", "the sign-in page before /activate")
+        person.find_element(By.ID, "email").send_keys(server.email)
+        person.find_element(By.ID, "password").send_keys(server.password)
+        person.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait_for(lambda: path_of(person) == "/activate", "/activate after signing in")
+        person.find_element(By.ID, "user_code").send_keys(code)
+        person.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait_for(lambda: "Approve" in person.page_source, "the confirmation naming the client")
+        person.find_element(By.XPATH, "//button[normalize-space()='Approve']").click()
+        wait_for(lambda: "is signed in" in person.page_source, "the done page")
+        browsers.check(person, "souk-device-tv-approved")
+        # The device polls every 5 s (RFC 8628's default interval): its own end is the state to wait for.
+        out, err = tv.communicate(timeout=120)
+    finally:
+        if tv.poll() is None:
+            tv.kill()
+    assert tv.returncode == 0, err
+    assert f"signed in as {server.email}" in out, out
