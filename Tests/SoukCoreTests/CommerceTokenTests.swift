@@ -33,12 +33,24 @@ import Testing
         #expect(CommerceToken.find(authorization: nil, query: ["access_token": "", "ctx": Self.context(json)]) == "tok?en/with+chars>")
     }
 
+    @Test func takesAnIDTokenWhereAnAccessTokenWouldBe() {
+        let jwt = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln"
+        #expect(CommerceToken.find(authorization: nil, query: ["id_token": jwt]) == jwt)
+        #expect(CommerceToken.find(authorization: nil, query: ["id_token": jwt, "access_token": "sat_a"]) == "sat_a")
+        #expect(CommerceToken.find(authorization: nil, query: ["ctx": Self.context(#"{"id_token": "\#(jwt)"}"#)]) == jwt)
+        #expect(CommerceToken.find(authorization: nil, query: ["ctx": Self.context(#"{"id_token": "j", "access_token": "a"}"#)]) == "a")
+        #expect(CommerceToken.isJWT(jwt))
+        #expect(!CommerceToken.isJWT("sat_abcdef"))
+        #expect(!CommerceToken.isJWT("eyJa.b"))
+        #expect(!CommerceToken.isJWT("abc.def.ghi"))
+    }
+
     @Test(arguments: [
         [:],
         ["access_token": ""],
         ["ctx": "not base64!"],
         ["ctx": Data("not json".utf8).base64EncodedString()],
-        ["ctx": Data(#"{"id_token": "x"}"#.utf8).base64EncodedString()],
+        ["ctx": Data(#"{"refresh_token": "x"}"#.utf8).base64EncodedString()],
         ["ctx": Data(#"{"access_token": 5}"#.utf8).base64EncodedString()],
         ["ctx": Data(#"{"access_token": ""}"#.utf8).base64EncodedString()],
         ["ctx": Data(#"["access_token"]"#.utf8).base64EncodedString()],
