@@ -159,6 +159,9 @@ import Testing
             #expect(try await Self.activate(client, cookie: cookie, userCode: try #require(late["user_code"] as? String),
                                             decision: "approve").status == .badRequest)
             #expect(try Self.error(try await Self.poll(client, deviceCode: "sdc_forged", clientId: tv)) == "invalid_grant")
+            // A day after they expired, the cleanup sweep removes the requests.
+            let swept = try await Cleanup(database: runtime.database, now: { clock.now + Cleanup.tokenGrace + 1 }).run()
+            #expect(swept.first { $0.name == "device authorizations" }?.removed == 2)
         }
     }
 

@@ -4,7 +4,8 @@ import SQLKit
 /// Removes rows that can no longer matter, in bounded batches so that no statement holds a table
 /// for long: expired authorization codes, install grants, tokens and web sessions, forgotten sign-in
 /// throttle counters, and licenses expired long enough ago that no renewal or resolution page asks
-/// for them, and password reset links a day after they expired. Revoked tokens that have not expired
+/// for them, and password reset links and TV sign-in requests (device authorizations) a day after
+/// they expired. Revoked tokens that have not expired
 /// stay: refresh-token reuse is detected through them.
 public struct Cleanup: Sendable {
     /// One kind of row to remove: the table, its key column and when a row is gone.
@@ -46,6 +47,9 @@ public struct Cleanup: Sendable {
             "(window_ends_at IS NULL OR window_ends_at < \(bind: now)) AND (next_attempt_at IS NULL OR next_attempt_at < \(bind: now))"
         },
         Sweep(name: "password reset links", table: "password_reset_links", key: "id") { now in
+            "expires_at < \(bind: now - tokenGrace)"
+        },
+        Sweep(name: "device authorizations", table: "device_authorizations", key: "id") { now in
             "expires_at < \(bind: now - tokenGrace)"
         },
         Sweep(name: "licenses", table: "licenses", key: "license_id") { now in
