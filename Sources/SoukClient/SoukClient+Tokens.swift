@@ -14,7 +14,7 @@ extension SoukClient {
             let answer = try ok.body.json
             return SoukTokens(accessToken: answer.accessToken, refreshToken: answer.refreshToken,
                               expiresIn: answer.expiresIn, scope: answer.scope)
-        case .badRequest(let refused):
+        case .badRequest(let refused), .unauthorized(let refused):
             let error = try refused.body.json
             throw SoukClientError.oauth(error: error.error.rawValue, description: error.errorDescription)
         case .serviceUnavailable(let outage): throw SoukClientError.unavailable(outage.headers.retryAfter)

@@ -94,9 +94,9 @@ internal struct Client: APIProtocol {
             }
         )
     }
-    /// Token endpoint (RFC 6749, RFC 8693)
+    /// Token endpoint (RFC 6749, RFC 8693, RFC 8628)
     ///
-    /// Grants: `authorization_code` (PKCE), `refresh_token` (rotated; a reuse within 60 s returns the same pair, later revokes the family), `urn:ietf:params:oauth:grant-type:token-exchange` (an install-link grant). A body that is not `application/x-www-form-urlencoded`, or repeats a parameter, is `invalid_request`.
+    /// Grants: `authorization_code` (PKCE), `refresh_token` (rotated; a reuse within 60 s returns the same pair, later revokes the family), `urn:ietf:params:oauth:grant-type:token-exchange` (an install-link grant), `urn:ietf:params:oauth:grant-type:device_code` (a registered `tv` client polling: `authorization_pending`, `slow_down` when polling sooner than the interval, which then grows by 5 s, `access_denied`, `expired_token`, the tokens once; another client is `unauthorized_client`, an unregistered one `invalid_client`). A body that is not `application/x-www-form-urlencoded`, or repeats a parameter, is `invalid_request`.
     ///
     /// - Remark: HTTP `POST /oauth/token`.
     /// - Remark: Generated from `#/paths//oauth/token/post(token)`.
@@ -180,6 +180,36 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 401:
+                    let headers: Components.Responses.OAuthError.Headers = .init(cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Cache-Control",
+                        as: OpenAPIRuntime.OpenAPIValueContainer.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.OAuthError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.OAuthError.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
                         headers: headers,
                         body: body
                     ))

@@ -38,6 +38,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/accountURL`.
             internal var accountURL: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Problem/checkout`.
+            internal var checkout: Components.Schemas.ProblemCheckout?
+            /// - Remark: Generated from `#/components/schemas/Problem/minimumOS`.
+            internal var minimumOS: Components.Schemas.ProblemMinimumOS?
             /// Creates a new `Problem`.
             ///
             /// - Parameters:
@@ -49,6 +53,8 @@ extension Components {
             ///   - requestId: The request id, as in the `X-Request-Id` header and the server's log.
             ///   - purchaseURL: Where to pay: present on `402` problems (`purchase-required`, `subscription-expired`).
             ///   - accountURL: The account page, where the person sees what they hold: present on checkout's `409` (`already-owned`).
+            ///   - checkout:
+            ///   - minimumOS:
             internal init(
                 _type: Swift.String,
                 title: Swift.String,
@@ -57,7 +63,9 @@ extension Components {
                 instance: Swift.String? = nil,
                 requestId: Swift.String? = nil,
                 purchaseURL: Swift.String? = nil,
-                accountURL: Swift.String? = nil
+                accountURL: Swift.String? = nil,
+                checkout: Components.Schemas.ProblemCheckout? = nil,
+                minimumOS: Components.Schemas.ProblemMinimumOS? = nil
             ) {
                 self._type = _type
                 self.title = title
@@ -67,6 +75,8 @@ extension Components {
                 self.requestId = requestId
                 self.purchaseURL = purchaseURL
                 self.accountURL = accountURL
+                self.checkout = checkout
+                self.minimumOS = minimumOS
             }
             internal enum CodingKeys: String, CodingKey {
                 case _type = "type"
@@ -77,6 +87,8 @@ extension Components {
                 case requestId
                 case purchaseURL
                 case accountURL
+                case checkout
+                case minimumOS
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -112,6 +124,14 @@ extension Components {
                     Swift.String.self,
                     forKey: .accountURL
                 )
+                self.checkout = try container.decodeIfPresent(
+                    Components.Schemas.ProblemCheckout.self,
+                    forKey: .checkout
+                )
+                self.minimumOS = try container.decodeIfPresent(
+                    Components.Schemas.ProblemMinimumOS.self,
+                    forKey: .minimumOS
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "type",
                     "title",
@@ -120,7 +140,9 @@ extension Components {
                     "instance",
                     "requestId",
                     "purchaseURL",
-                    "accountURL"
+                    "accountURL",
+                    "checkout",
+                    "minimumOS"
                 ])
             }
         }
@@ -137,6 +159,10 @@ extension Components {
                 case unsupportedGrantType = "unsupported_grant_type"
                 case invalidScope = "invalid_scope"
                 case unsupportedTokenType = "unsupported_token_type"
+                case accessDenied = "access_denied"
+                case authorizationPending = "authorization_pending"
+                case slowDown = "slow_down"
+                case expiredToken = "expired_token"
             }
             /// - Remark: Generated from `#/components/schemas/OAuthError/error`.
             internal var error: Components.Schemas.OAuthError._ErrorPayload
@@ -226,6 +252,8 @@ extension Components {
             internal var tokenEndpoint: Swift.String
             /// - Remark: Generated from `#/components/schemas/OAuthMetadata/revocation_endpoint`.
             internal var revocationEndpoint: Swift.String
+            /// - Remark: Generated from `#/components/schemas/OAuthMetadata/device_authorization_endpoint`.
+            internal var deviceAuthorizationEndpoint: Swift.String
             /// - Remark: Generated from `#/components/schemas/OAuthMetadata/jwks_uri`.
             internal var jwksUri: Swift.String
             /// - Remark: Generated from `#/components/schemas/OAuthMetadata/response_types_supported`.
@@ -235,6 +263,7 @@ extension Components {
                 case authorizationCode = "authorization_code"
                 case refreshToken = "refresh_token"
                 case urn_colon_ietf_colon_params_colon_oauth_colon_grantType_colon_tokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
+                case urn_colon_ietf_colon_params_colon_oauth_colon_grantType_colon_deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
             }
             /// - Remark: Generated from `#/components/schemas/OAuthMetadata/grant_types_supported`.
             internal typealias GrantTypesSupportedPayload = [Components.Schemas.OAuthMetadata.GrantTypesSupportedPayloadPayload]
@@ -262,6 +291,7 @@ extension Components {
             ///   - authorizationEndpoint:
             ///   - tokenEndpoint:
             ///   - revocationEndpoint:
+            ///   - deviceAuthorizationEndpoint:
             ///   - jwksUri:
             ///   - responseTypesSupported:
             ///   - grantTypesSupported:
@@ -274,6 +304,7 @@ extension Components {
                 authorizationEndpoint: Swift.String,
                 tokenEndpoint: Swift.String,
                 revocationEndpoint: Swift.String,
+                deviceAuthorizationEndpoint: Swift.String,
                 jwksUri: Swift.String,
                 responseTypesSupported: [OpenAPIRuntime.OpenAPIValueContainer],
                 grantTypesSupported: Components.Schemas.OAuthMetadata.GrantTypesSupportedPayload,
@@ -286,6 +317,7 @@ extension Components {
                 self.authorizationEndpoint = authorizationEndpoint
                 self.tokenEndpoint = tokenEndpoint
                 self.revocationEndpoint = revocationEndpoint
+                self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
                 self.jwksUri = jwksUri
                 self.responseTypesSupported = responseTypesSupported
                 self.grantTypesSupported = grantTypesSupported
@@ -299,6 +331,7 @@ extension Components {
                 case authorizationEndpoint = "authorization_endpoint"
                 case tokenEndpoint = "token_endpoint"
                 case revocationEndpoint = "revocation_endpoint"
+                case deviceAuthorizationEndpoint = "device_authorization_endpoint"
                 case jwksUri = "jwks_uri"
                 case responseTypesSupported = "response_types_supported"
                 case grantTypesSupported = "grant_types_supported"
@@ -324,6 +357,10 @@ extension Components {
                 self.revocationEndpoint = try container.decode(
                     Swift.String.self,
                     forKey: .revocationEndpoint
+                )
+                self.deviceAuthorizationEndpoint = try container.decode(
+                    Swift.String.self,
+                    forKey: .deviceAuthorizationEndpoint
                 )
                 self.jwksUri = try container.decode(
                     Swift.String.self,
@@ -358,6 +395,7 @@ extension Components {
                     "authorization_endpoint",
                     "token_endpoint",
                     "revocation_endpoint",
+                    "device_authorization_endpoint",
                     "jwks_uri",
                     "response_types_supported",
                     "grant_types_supported",
@@ -379,12 +417,13 @@ extension Components {
                 case authorizationCode = "authorization_code"
                 case refreshToken = "refresh_token"
                 case urn_colon_ietf_colon_params_colon_oauth_colon_grantType_colon_tokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
+                case urn_colon_ietf_colon_params_colon_oauth_colon_grantType_colon_deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
             }
             /// Another grant is `unsupported_grant_type`.
             ///
             /// - Remark: Generated from `#/components/schemas/TokenRequest/grant_type`.
             internal var grantType: Components.Schemas.TokenRequest.GrantTypePayload
-            /// Any value the device makes up (nothing is pre-registered).
+            /// Any value the device makes up, or a registered client's (`souk clients add`).
             ///
             /// - Remark: Generated from `#/components/schemas/TokenRequest/client_id`.
             internal var clientId: Swift.String
@@ -396,7 +435,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/TokenRequest/code_verifier`.
             internal var codeVerifier: Swift.String?
-            /// authorization_code: `app-distribution-oauth://` when sent (iOS does not send it).
+            /// authorization_code: when sent, the redirect URI of the authorization request (`app-distribution-oauth://` for MarketplaceKit; iOS does not send it).
             ///
             /// - Remark: Generated from `#/components/schemas/TokenRequest/redirect_uri`.
             internal var redirectUri: Swift.String?
@@ -416,18 +455,23 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/TokenRequest/requested_token_type`.
             internal var requestedTokenType: Swift.String?
+            /// device_code: the device code of the device authorization endpoint.
+            ///
+            /// - Remark: Generated from `#/components/schemas/TokenRequest/device_code`.
+            internal var deviceCode: Swift.String?
             /// Creates a new `TokenRequest`.
             ///
             /// - Parameters:
             ///   - grantType: Another grant is `unsupported_grant_type`.
-            ///   - clientId: Any value the device makes up (nothing is pre-registered).
+            ///   - clientId: Any value the device makes up, or a registered client's (`souk clients add`).
             ///   - code: authorization_code: the code from the redirect.
             ///   - codeVerifier: authorization_code: the PKCE verifier, 43–128 characters of `[A-Za-z0-9-._~]`.
-            ///   - redirectUri: authorization_code: `app-distribution-oauth://` when sent (iOS does not send it).
+            ///   - redirectUri: authorization_code: when sent, the redirect URI of the authorization request (`app-distribution-oauth://` for MarketplaceKit; iOS does not send it).
             ///   - refreshToken: refresh_token: the refresh token (rotated on every use).
             ///   - subjectToken: token exchange: an install-link grant.
             ///   - subjectTokenType: token exchange: `urn:ietf:params:oauth:token-type:access_token`.
             ///   - requestedTokenType: token exchange: only `urn:ietf:params:oauth:token-type:access_token`.
+            ///   - deviceCode: device_code: the device code of the device authorization endpoint.
             internal init(
                 grantType: Components.Schemas.TokenRequest.GrantTypePayload,
                 clientId: Swift.String,
@@ -437,7 +481,8 @@ extension Components {
                 refreshToken: Swift.String? = nil,
                 subjectToken: Swift.String? = nil,
                 subjectTokenType: Swift.String? = nil,
-                requestedTokenType: Swift.String? = nil
+                requestedTokenType: Swift.String? = nil,
+                deviceCode: Swift.String? = nil
             ) {
                 self.grantType = grantType
                 self.clientId = clientId
@@ -448,6 +493,7 @@ extension Components {
                 self.subjectToken = subjectToken
                 self.subjectTokenType = subjectTokenType
                 self.requestedTokenType = requestedTokenType
+                self.deviceCode = deviceCode
             }
             internal enum CodingKeys: String, CodingKey {
                 case grantType = "grant_type"
@@ -459,6 +505,7 @@ extension Components {
                 case subjectToken = "subject_token"
                 case subjectTokenType = "subject_token_type"
                 case requestedTokenType = "requested_token_type"
+                case deviceCode = "device_code"
             }
         }
         /// RFC 6749 §5.1 / RFC 8693 §2.2.1, as Apple's example shows it.
@@ -477,6 +524,10 @@ extension Components {
             internal var refreshToken: Swift.String
             /// - Remark: Generated from `#/components/schemas/TokenResponse/scope`.
             internal var scope: Swift.String
+            /// OpenID Connect ID token (ES256 JWS, verifies against `jwks_uri`), present when the granted scope includes `openid`: claims `iss`, `sub`, `aud`, `exp`, `iat`, `auth_time`, `nonce` (when the authorization request sent one), `at_hash`, and with `email` also `email` and `email_verified`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/TokenResponse/id_token`.
+            internal var idToken: Swift.String?
             /// Creates a new `TokenResponse`.
             ///
             /// - Parameters:
@@ -486,13 +537,15 @@ extension Components {
             ///   - expiresIn:
             ///   - refreshToken:
             ///   - scope:
+            ///   - idToken: OpenID Connect ID token (ES256 JWS, verifies against `jwks_uri`), present when the granted scope includes `openid`: claims `iss`, `sub`, `aud`, `exp`, `iat`, `auth_time`, `nonce` (when the authorization request sent one), `at_hash`, and with `email` also `email` and `email_verified`.
             internal init(
                 accessToken: Swift.String,
                 tokenType: OpenAPIRuntime.OpenAPIValueContainer,
                 issuedTokenType: OpenAPIRuntime.OpenAPIValueContainer,
                 expiresIn: Swift.Int,
                 refreshToken: Swift.String,
-                scope: Swift.String
+                scope: Swift.String,
+                idToken: Swift.String? = nil
             ) {
                 self.accessToken = accessToken
                 self.tokenType = tokenType
@@ -500,6 +553,7 @@ extension Components {
                 self.expiresIn = expiresIn
                 self.refreshToken = refreshToken
                 self.scope = scope
+                self.idToken = idToken
             }
             internal enum CodingKeys: String, CodingKey {
                 case accessToken = "access_token"
@@ -508,6 +562,7 @@ extension Components {
                 case expiresIn = "expires_in"
                 case refreshToken = "refresh_token"
                 case scope
+                case idToken = "id_token"
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -535,13 +590,18 @@ extension Components {
                     Swift.String.self,
                     forKey: .scope
                 )
+                self.idToken = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .idToken
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "access_token",
                     "token_type",
                     "issued_token_type",
                     "expires_in",
                     "refresh_token",
-                    "scope"
+                    "scope",
+                    "id_token"
                 ])
             }
         }
@@ -568,6 +628,135 @@ extension Components {
             internal enum CodingKeys: String, CodingKey {
                 case token
                 case tokenTypeHint = "token_type_hint"
+            }
+        }
+        /// The checkout request that buys what a `402` refuses (`POST /api/v1/checkout` with this body and the same bearer token): the app, or the membership plan that includes it. Absent when nothing can be bought here (no payment processor, or no plan includes the app).
+        ///
+        /// - Remark: Generated from `#/components/schemas/ProblemCheckout`.
+        internal struct ProblemCheckout: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ProblemCheckout/method`.
+            internal var method: OpenAPIRuntime.OpenAPIValueContainer
+            /// - Remark: Generated from `#/components/schemas/ProblemCheckout/url`.
+            internal var url: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ProblemCheckout/body`.
+            internal struct BodyPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ProblemCheckout/body/appleItemId`.
+                internal var appleItemId: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/ProblemCheckout/body/productId`.
+                internal var productId: Swift.String?
+                /// Creates a new `BodyPayload`.
+                ///
+                /// - Parameters:
+                ///   - appleItemId:
+                ///   - productId:
+                internal init(
+                    appleItemId: Swift.String? = nil,
+                    productId: Swift.String? = nil
+                ) {
+                    self.appleItemId = appleItemId
+                    self.productId = productId
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case appleItemId
+                    case productId
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.appleItemId = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .appleItemId
+                    )
+                    self.productId = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .productId
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "appleItemId",
+                        "productId"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/ProblemCheckout/body`.
+            internal var body: Components.Schemas.ProblemCheckout.BodyPayload
+            /// Creates a new `ProblemCheckout`.
+            ///
+            /// - Parameters:
+            ///   - method:
+            ///   - url:
+            ///   - body:
+            internal init(
+                method: OpenAPIRuntime.OpenAPIValueContainer,
+                url: Swift.String,
+                body: Components.Schemas.ProblemCheckout.BodyPayload
+            ) {
+                self.method = method
+                self.url = url
+                self.body = body
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case method
+                case url
+                case body
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.method = try container.decode(
+                    OpenAPIRuntime.OpenAPIValueContainer.self,
+                    forKey: .method
+                )
+                self.url = try container.decode(
+                    Swift.String.self,
+                    forKey: .url
+                )
+                self.body = try container.decode(
+                    Components.Schemas.ProblemCheckout.BodyPayload.self,
+                    forKey: .body
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "method",
+                    "url",
+                    "body"
+                ])
+            }
+        }
+        /// What the app needs: the platform asked about and the lowest OS version any offered version runs on there (absent: none runs on that platform).
+        ///
+        /// - Remark: Generated from `#/components/schemas/ProblemMinimumOS`.
+        internal struct ProblemMinimumOS: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ProblemMinimumOS/platform`.
+            internal var platform: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ProblemMinimumOS/version`.
+            internal var version: Swift.String?
+            /// Creates a new `ProblemMinimumOS`.
+            ///
+            /// - Parameters:
+            ///   - platform:
+            ///   - version:
+            internal init(
+                platform: Swift.String,
+                version: Swift.String? = nil
+            ) {
+                self.platform = platform
+                self.version = version
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case platform
+                case version
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.platform = try container.decode(
+                    Swift.String.self,
+                    forKey: .platform
+                )
+                self.version = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .version
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "platform",
+                    "version"
+                ])
             }
         }
         /// Seed 004's list: the SKUs (Apple's unless `store`/`platform` says otherwise) of the products on sale, in catalog order.

@@ -115,9 +115,9 @@ internal enum Operations {
             }
         }
     }
-    /// Token endpoint (RFC 6749, RFC 8693)
+    /// Token endpoint (RFC 6749, RFC 8693, RFC 8628)
     ///
-    /// Grants: `authorization_code` (PKCE), `refresh_token` (rotated; a reuse within 60 s returns the same pair, later revokes the family), `urn:ietf:params:oauth:grant-type:token-exchange` (an install-link grant). A body that is not `application/x-www-form-urlencoded`, or repeats a parameter, is `invalid_request`.
+    /// Grants: `authorization_code` (PKCE), `refresh_token` (rotated; a reuse within 60 s returns the same pair, later revokes the family), `urn:ietf:params:oauth:grant-type:token-exchange` (an install-link grant), `urn:ietf:params:oauth:grant-type:device_code` (a registered `tv` client polling: `authorization_pending`, `slow_down` when polling sooner than the interval, which then grows by 5 s, `access_denied`, `expired_token`, the tokens once; another client is `unauthorized_client`, an unregistered one `invalid_client`). A body that is not `application/x-www-form-urlencoded`, or repeats a parameter, is `invalid_request`.
     ///
     /// - Remark: HTTP `POST /oauth/token`.
     /// - Remark: Generated from `#/paths//oauth/token/post(token)`.
@@ -225,6 +225,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An OAuth error (RFC 6749 §5.2): `invalid_request`, `invalid_grant` or `unsupported_grant_type`. Never cached.
+            ///
+            /// - Remark: Generated from `#/paths//oauth/token/post(token)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.OAuthError)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.OAuthError {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
                             response: self
                         )
                     }

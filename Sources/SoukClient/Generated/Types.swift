@@ -10,9 +10,9 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /.well-known/oauth-authorization-server`.
     /// - Remark: Generated from `#/paths//.well-known/oauth-authorization-server/get(getOAuthMetadata)`.
     func getOAuthMetadata(_ input: Operations.GetOAuthMetadata.Input) async throws -> Operations.GetOAuthMetadata.Output
-    /// Token endpoint (RFC 6749, RFC 8693)
+    /// Token endpoint (RFC 6749, RFC 8693, RFC 8628)
     ///
-    /// Grants: `authorization_code` (PKCE), `refresh_token` (rotated; a reuse within 60 s returns the same pair, later revokes the family), `urn:ietf:params:oauth:grant-type:token-exchange` (an install-link grant). A body that is not `application/x-www-form-urlencoded`, or repeats a parameter, is `invalid_request`.
+    /// Grants: `authorization_code` (PKCE), `refresh_token` (rotated; a reuse within 60 s returns the same pair, later revokes the family), `urn:ietf:params:oauth:grant-type:token-exchange` (an install-link grant), `urn:ietf:params:oauth:grant-type:device_code` (a registered `tv` client polling: `authorization_pending`, `slow_down` when polling sooner than the interval, which then grows by 5 s, `access_denied`, `expired_token`, the tokens once; another client is `unauthorized_client`, an unregistered one `invalid_client`). A body that is not `application/x-www-form-urlencoded`, or repeats a parameter, is `invalid_request`.
     ///
     /// - Remark: HTTP `POST /oauth/token`.
     /// - Remark: Generated from `#/paths//oauth/token/post(token)`.
@@ -90,9 +90,9 @@ extension APIProtocol {
     internal func getOAuthMetadata(headers: Operations.GetOAuthMetadata.Input.Headers = .init()) async throws -> Operations.GetOAuthMetadata.Output {
         try await getOAuthMetadata(Operations.GetOAuthMetadata.Input(headers: headers))
     }
-    /// Token endpoint (RFC 6749, RFC 8693)
+    /// Token endpoint (RFC 6749, RFC 8693, RFC 8628)
     ///
-    /// Grants: `authorization_code` (PKCE), `refresh_token` (rotated; a reuse within 60 s returns the same pair, later revokes the family), `urn:ietf:params:oauth:grant-type:token-exchange` (an install-link grant). A body that is not `application/x-www-form-urlencoded`, or repeats a parameter, is `invalid_request`.
+    /// Grants: `authorization_code` (PKCE), `refresh_token` (rotated; a reuse within 60 s returns the same pair, later revokes the family), `urn:ietf:params:oauth:grant-type:token-exchange` (an install-link grant), `urn:ietf:params:oauth:grant-type:device_code` (a registered `tv` client polling: `authorization_pending`, `slow_down` when polling sooner than the interval, which then grows by 5 s, `access_denied`, `expired_token`, the tokens once; another client is `unauthorized_client`, an unregistered one `invalid_client`). A body that is not `application/x-www-form-urlencoded`, or repeats a parameter, is `invalid_request`.
     ///
     /// - Remark: HTTP `POST /oauth/token`.
     /// - Remark: Generated from `#/paths//oauth/token/post(token)`.
