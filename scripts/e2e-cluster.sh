@@ -89,7 +89,29 @@ grep -q "public URL   $NGINX\$" "$SOUK_CLUSTER_DIR/souk-1.log" || fail "souk 1's
 device_journey "$NGINX" "$WORK" 'e2e cluster password'
 encoded=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$NGINX/packages/")
 expect_in "alternativeDistributionPackage=$encoded" "$(link --apple-item-id 6446000002)" "the link's package URL is nginx's"
-echo "$NAME: souk-device through nginx: install, redownload, §0 order, restore, update, takedown, resumed download, conform --strict"
+echo "$NAME: souk-device through nginx: install, redownload, §0 order, restore, update, takedown, resumed download, the app's install and purchase, conform --strict"
+
+# 2b. A TV signs in through nginx (souk-device tv-sign-in, RFC 8628), a person approving its code in Chromium.
+TV_CLIENT=$("$SOUK" clients add --name "Cluster TV" --kind tv) || fail "souk clients add"
+"$DEVICE" tv-sign-in --state "$WORK/tv" --marketplace "$NGINX" --client-id "$TV_CLIENT" >"$WORK/tv.out" 2>"$WORK/tv.err" &
+tv_pid=$!
+for _ in $(seq 1 300); do grep -q '^code ' "$WORK/tv.out" 2>/dev/null && break; sleep 0.1; done
+tv_code=$(sed -n 's/^code //p' "$WORK/tv.out")
+[ -n "$tv_code" ] || { kill "$tv_pid" 2>/dev/null; fail "tv-sign-in printed no code: $(cat "$WORK/tv.err")"; }
+set +e
+python3 Tests/cluster-e2e/tv_approve.py "$NGINX" e2e@example.com 'e2e cluster password' "$tv_code" 2>"$WORK/tv-approve.err"
+approved=$?
+set -e
+if [ "$approved" = 3 ]; then
+  kill "$tv_pid" 2>/dev/null || true
+  [ "${CI:-}" = true ] && fail "the TV's approval needs Chromium and selenium: $(cat "$WORK/tv-approve.err")"
+  echo "$NAME: ⚠️  TV sign-in NOT CHECKED: $(cat "$WORK/tv-approve.err")" >&2
+else
+  [ "$approved" = 0 ] || { kill "$tv_pid" 2>/dev/null; fail "approving the TV in Chromium: $(cat "$WORK/tv-approve.err")"; }
+  wait "$tv_pid" || fail "tv-sign-in: $(cat "$WORK/tv.err")"
+  grep -qx "signed in as e2e@example.com" "$WORK/tv.out" || fail "tv-sign-in: expected 'signed in as e2e@example.com' in: $(cat "$WORK/tv.out")"
+  echo "$NAME: a TV signed in through nginx, approved in Chromium"
+fi
 
 # 3. Purchases, catalog changes, background jobs, sessions, client addresses, X-Accel.
 set +e
