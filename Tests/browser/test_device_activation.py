@@ -18,6 +18,16 @@ def path_of(driver):
     return urllib.parse.urlsplit(driver.current_url).path
 
 
+def sign_in_at_activate(person, server):
+    """Opens /activate signed out: the page sends the person to sign in, then back."""
+    person.get(f"{server.base}/activate")
+    wait_for(lambda: path_of(person) == "/signin", "the sign-in page before /activate")
+    person.find_element(By.ID, "email").send_keys(server.email)
+    person.find_element(By.ID, "password").send_keys(server.password)
+    person.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait_for(lambda: path_of(person) == "/activate", "/activate after signing in")
+
+
 def poll(base, client_id, device_code):
     return post_form(f"{base}/oauth/token", {"grant_type": GRANT, "device_code": device_code, "client_id": client_id})
 
@@ -32,12 +42,7 @@ def test_a_person_approves_a_tv_on_the_activate_page(browsers, server):
 
     person = browsers.chromium()
     # A wrong code first (signed in through the page's own redirect), then the TV's link.
-    person.get(f"{server.base}/activate")
-    wait_for(lambda: path_of(person) == "/signin", "the sign-in page before /activate")
-    person.find_element(By.ID, "email").send_keys(server.email)
-    person.find_element(By.ID, "password").send_keys(server.password)
-    person.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    wait_for(lambda: path_of(person) == "/activate", "/activate after signing in")
+    sign_in_at_activate(person, server)
     browsers.check(person, "activate-empty")
     person.find_element(By.ID, "user_code").send_keys("BBBB-BBBB")
     person.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
@@ -80,12 +85,7 @@ def test_souk_device_signs_a_tv_in_when_a_person_approves_in_chromium(browsers, 
         assert first.startswith("code ") and len(first) == len("code XXXX-XXXX"), first
         code = first.split(" ", 1)[1]
         person = browsers.chromium()
-        person.get(f"{server.base}/activate")
-        wait_for(lambda: path_of(person) == "/signin", "the sign-in page before /activate")
-        person.find_element(By.ID, "email").send_keys(server.email)
-        person.find_element(By.ID, "password").send_keys(server.password)
-        person.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-        wait_for(lambda: path_of(person) == "/activate", "/activate after signing in")
+        sign_in_at_activate(person, server)
         person.find_element(By.ID, "user_code").send_keys(code)
         person.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         wait_for(lambda: "Approve" in person.page_source, "the confirmation naming the client")

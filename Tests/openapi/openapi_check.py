@@ -46,6 +46,9 @@ NO_STORAGE = {("get", "/.well-known/oauth-authorization-server"), ("get", "/.wel
 NOT_PROBLEMS = {
     ("get", "/health", "503"): "the health document itself",
     ("post", "/oauth/token", "400"): "RFC 6749 §5.2",
+    ("post", "/oauth/token", "401"): "RFC 6749 §5.2 (invalid_client)",
+    ("post", "/oauth/device_authorization", "400"): "RFC 8628 §3.2, errors as RFC 6749 §5.2",
+    ("post", "/oauth/device_authorization", "401"): "RFC 8628 §3.2, errors as RFC 6749 §5.2 (invalid_client)",
     ("post", "/oauth/revoke", "400"): "RFC 7009 §2.2.1",
 }
 SEED_401 = "the payment-provider seed's 401"
