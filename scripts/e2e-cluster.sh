@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Several Souk processes behind nginx (issue 15), end to end: scripts/cluster.sh starts PostgreSQL,
+# Several Souk processes behind nginx, end to end: scripts/cluster.sh starts PostgreSQL,
 # two `souk serve` processes and nginx (configured from deploy/nginx/souk.conf) in a folder of its
 # own, with downloads sent by nginx (SOUK_DOWNLOADS_VIA=nginx); then, all through nginx:
 # - the souk-device flows: install from a link (download, then redownload on a second device, in
 #   the §0 order), a restore after losing tokens, an update after a new import, a takedown, an
-#   interrupted download resumed with Range, and `souk-device conform --strict`;
+#   interrupted download resumed with Range, the marketplace app's install and a paid app bought
+#   first, and `souk-device conform --strict`;
+# - a TV signed in with `souk-device tv-sign-in`, its code approved in Chromium (tv_approve.py);
 # - Tests/cluster-e2e/cluster_check.py: a purchase, a catalog change seen by both processes within a
 #   second, webhooks and membership renewals run exactly once, shared website sessions and
 #   authorization codes, the client address behind nginx, X-Accel downloads;
