@@ -285,7 +285,7 @@ STUDIO = "org.souk.demo.studio"                                          # the d
 OLD_NOTES, NEW_NOTES = "8000000101", "8000000102"
 
 
-def sign_in(c, email, password, client_id):
+def sign_in(c, email, password, client_id, scope=None):
     """A device's sign-in: the authorization page (HTML, not in the document), the form, the code, the token."""
     import requests
     verifier = secrets.token_hex(32)
@@ -294,7 +294,8 @@ def sign_in(c, email, password, client_id):
     browser = requests.Session()
     page = browser.get(f"{c.base}/oauth/authorize", params={
         "client_id": client_id, "response_type": "code", "redirect_uri": "app-distribution-oauth://",
-        "code_challenge": challenge, "code_challenge_method": "S256", "state": state}, timeout=30)
+        "code_challenge": challenge, "code_challenge_method": "S256", "state": state,
+        **({"scope": scope, "nonce": secrets.token_hex(8)} if scope else {})}, timeout=30)
     expect(page.status_code == 200, f"authorization page: {page.status_code}")
     form = FormReader()
     form.feed(page.text)
@@ -352,6 +353,13 @@ def flows_oauth(c, souk_bin, work):
     c.call("POST", "/oauth/device_authorization", 401, form={"client_id": "openapi-unregistered"}, note="an unregistered client")
     c.call("GET", "/api/v1/account", 200, headers=bearer(buyer["access_token"]))
     c.call("GET", "/api/v1/account", 401)
+    # OpenID Connect: discovery, and UserInfo for a sign-in with openid email (GET and POST).
+    c.call("GET", "/.well-known/openid-configuration", 200)
+    person, _ = sign_in(c, "buyer@example.com", password, "openapi-oidc", scope="openid email")
+    expect(bool(person.get("id_token")), f"an id_token for scope openid: {sorted(person)}")
+    c.call("GET", "/oauth/userinfo", 200, headers=bearer(person["access_token"]))
+    c.call("POST", "/oauth/userinfo", 200, headers=bearer(person["access_token"]))
+    c.call("GET", "/oauth/userinfo", 401, note="no token")
     c.call("GET", "/api/v1/account", 403, headers=bearer("sat_" + secrets.token_hex(16)))
     # Revocation: a refresh token revokes its family, so its access token stops working.
     c.call("POST", "/oauth/revoke", 200, form={"token": refreshed["refresh_token"]})
