@@ -33,7 +33,7 @@ import Testing
                 source: "reader://\(LiveSouk.app)/versions/1.0"))
             guard case .recorded(let paymentId) = outcome else { Issue.record("not recorded: \(outcome)"); return }
             #expect(UUID(uuidString: paymentId) != nil)
-            // Seed 003's entitlements list every product the person may use: the pass opens the same
+            // The payment-provider API's entitlements list every product the person may use: the pass opens the same
             // "premium" entitlement as the plan.
             let entitled = [Entitlement(productId: "reader.monthly"), Entitlement(productId: "reader.pass.30d")]
             #expect(try await client.entitlements(app: LiveSouk.app) == entitled)
