@@ -14,19 +14,22 @@ import Testing
 @Suite struct OpenIDConnectTests {
     static let clientId = "tv.example.reader"
 
-    static func authorizeURI(scope: String?, nonce: String?) -> String {
+    /// `plusForSpace`: spaces as `+`, as HTML forms and most OAuth libraries encode a query.
+    static func authorizeURI(scope: String?, nonce: String?, plusForSpace: Bool = false) -> String {
         var components = URLComponents(string: "/oauth/authorize")!
         components.queryItems = [
             .init(name: "client_id", value: clientId), .init(name: "redirect_uri", value: "app-distribution-oauth://"),
             .init(name: "response_type", value: "code"), .init(name: "code_challenge", value: OAuthTests.challenge),
             .init(name: "code_challenge_method", value: "S256"), .init(name: "state", value: "s1"),
         ] + (scope.map { [URLQueryItem(name: "scope", value: $0)] } ?? []) + (nonce.map { [URLQueryItem(name: "nonce", value: $0)] } ?? [])
-        return components.string!.replacingOccurrences(of: "+", with: "%2B")
+        let uri = components.string!.replacingOccurrences(of: "+", with: "%2B")
+        return plusForSpace ? uri.replacingOccurrences(of: "%20", with: "+") : uri
     }
 
     /// Signs in with the password through the sign-in page and redeems the code: the token response.
-    static func signIn(_ client: any TestClientProtocol, scope: String?, nonce: String?) async throws -> [String: Any] {
-        let page = try await client.execute(uri: authorizeURI(scope: scope, nonce: nonce), method: .get)
+    static func signIn(_ client: any TestClientProtocol, scope: String?, nonce: String?,
+                       plusForSpace: Bool = false) async throws -> [String: Any] {
+        let page = try await client.execute(uri: authorizeURI(scope: scope, nonce: nonce, plusForSpace: plusForSpace), method: .get)
         #expect(page.status == .ok)
         var (cookie, fields) = try OAuthTests.signInForm(page)
         fields["email"] = "ada@example.com"
@@ -102,6 +105,9 @@ import Testing
             let before = Int(Date().timeIntervalSince1970)
             let tokens = try await Self.signIn(client, scope: "openid email", nonce: "n-0S6_WzA2Mj")
             #expect(tokens["scope"] as? String == "openid email")
+            // The same scope form-encoded (`openid+email`) is the same scope.
+            let plus = try await Self.signIn(client, scope: "openid email", nonce: nil, plusForSpace: true)
+            #expect(plus["scope"] as? String == "openid email" && plus["id_token"] is String)
             let access = try #require(tokens["access_token"] as? String)
             let claims = try await Self.verifiedClaims(try #require(tokens["id_token"] as? String), client: client)
             let sub = try await Self.accountID(runtime).uuidString.lowercased()

@@ -73,8 +73,12 @@ struct OAuthController<Context: RequestContext> {
 
     /// `GET /oauth/authorize`: validates the request and shows the sign-in page.
     @Sendable func authorize(_ request: Request, context: Context) async throws -> Response {
-        var parameters: [String: String] = [:]
-        for (name, value) in request.uri.queryParameters { parameters[String(name)] = String(value) }
+        // RFC 6749 §4.1.1: the query is application/x-www-form-urlencoded, so `+` is a space
+        // (`scope=openid+email`, as form encoders and most OAuth libraries send it).
+        guard case .success(let query) = FormBody.parse(request.uri.query ?? "") else {
+            return try await refuse(.page("The request is not valid form encoding."))
+        }
+        let parameters = query.values
         let registered = try await AuthorizationRequest.clientId(parameters).asyncMap { try await clients.find(clientId: $0) } ?? nil
         switch AuthorizationRequest.parse(parameters, allowPlain: config.allowPlainPKCE, registered: registered) {
         case .failure(let refusal):
