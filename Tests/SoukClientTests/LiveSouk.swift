@@ -1,5 +1,9 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import HummingbirdTesting
+import OpenAPIURLSession
 import SoukClient
 import SoukCore
 import SoukServer
@@ -19,8 +23,16 @@ struct LiveSouk: Sendable {
 
     /// A client of this Souk over a real socket (URLSession), as the person.
     func client(accessToken: String? = nil) -> SoukClient {
-        SoukClient(serverURL: serverURL, accessToken: accessToken ?? self.accessToken)
+        SoukClient(serverURL: serverURL, accessToken: accessToken ?? self.accessToken, transport: Self.transport)
     }
+
+    /// URLSession's default minute per request is too short for a test server sharing two loaded
+    /// cores with the rest of the suite (a run timed out so): five minutes.
+    static let transport: URLSessionTransport = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 300
+        return URLSessionTransport(configuration: .init(session: URLSession(configuration: configuration)))
+    }()
 
     /// An Apple transaction of the reader product `productId`, signed by `chain`, bought a minute ago.
     func signedTransaction(_ productId: String, id: String = AppleTestTransaction.randomId()) -> (sku: String, id: String, jws: String) {
