@@ -408,7 +408,7 @@ internal struct Client: APIProtocol {
             }
         )
     }
-    /// The SKUs an app hands to StoreKit (seed 004)
+    /// The SKUs an app hands to StoreKit (Apple's "Loading In-App Product Identifiers")
     ///
     /// - Remark: HTTP `GET /commerce/{app}/products_v1.json`.
     /// - Remark: Generated from `#/paths//commerce/{app}/products_v1.json/get(getProductsV1)`.

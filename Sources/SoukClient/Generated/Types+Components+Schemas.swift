@@ -1157,7 +1157,7 @@ extension Components {
                 case platform
             }
         }
-        /// A CloudEvents 1.0 payment-validation event in structured mode (seed 003). `data` may also be a JSON string holding the object, or `data_base64`.
+        /// A CloudEvents 1.0 payment-validation event in structured mode (Applicaster Zapp's payment-provider API). `data` may also be a JSON string holding the object, or `data_base64`.
         ///
         /// - Remark: Generated from `#/components/schemas/PaymentValidationEvent`.
         internal enum PaymentValidationEvent: Codable, Hashable, Sendable {

@@ -22,7 +22,7 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /oauth/revoke`.
     /// - Remark: Generated from `#/paths//oauth/revoke/post(revokeToken)`.
     func revokeToken(_ input: Operations.RevokeToken.Input) async throws -> Operations.RevokeToken.Output
-    /// The SKUs an app hands to StoreKit (seed 004)
+    /// The SKUs an app hands to StoreKit (Apple's "Loading In-App Product Identifiers")
     ///
     /// - Remark: HTTP `GET /commerce/{app}/products_v1.json`.
     /// - Remark: Generated from `#/paths//commerce/{app}/products_v1.json/get(getProductsV1)`.
@@ -118,7 +118,7 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// The SKUs an app hands to StoreKit (seed 004)
+    /// The SKUs an app hands to StoreKit (Apple's "Loading In-App Product Identifiers")
     ///
     /// - Remark: HTTP `GET /commerce/{app}/products_v1.json`.
     /// - Remark: Generated from `#/paths//commerce/{app}/products_v1.json/get(getProductsV1)`.
