@@ -29,9 +29,13 @@ struct CommercePurchaseFixture: Sendable {
     }
 
     /// - Parameters:
+    ///   - verifyTimeoutMilliseconds: how long a purchase waits for its verdict before answering 202. A
+    ///     minute by default: on a loaded machine a local verification can outlast seconds, and a 202 where
+    ///     the test expects 201 leaves the intake to the worker (a different story). Tests of the 202 path
+    ///     pass a short wait.
     ///   - verifiers: wraps the real Apple verifier (fakes: slow, throwing); nil: the configured verifiers.
     static func with(_ backend: TestBackend, catalog: CommerceCatalog = CommerceCatalogSamples.reader,
-                     transferPolicy: TransferPolicy = .transfer, verifyTimeoutMilliseconds: Int = 5000,
+                     transferPolicy: TransferPolicy = .transfer, verifyTimeoutMilliseconds: Int = 60_000,
                      verifiers: FakeVerifiers? = nil, configure: @escaping (inout SoukConfig) -> Void = { _ in },
                      _ test: @escaping @Sendable (CommercePurchaseFixture) async throws -> Void) async throws {
         let chain = try AppleTestChain.make()

@@ -58,7 +58,7 @@ import Testing
             let retry = endpoints.retry
             let settings = CommerceStoreSettings(googlePlay: GooglePlaySettings(packageName: Self.app, serviceAccount: .path(keyPath)))
             let google = GooglePlayStoreVerifier(settings: { _ in settings }, endpoints: endpoints)
-            try await Fixture.with(backend, catalog: Self.catalog, verifyTimeoutMilliseconds: 60_000,
+            try await Fixture.with(backend, catalog: Self.catalog,
                                    verifiers: .init(make: { apple in [apple, google] })) { fixture in
                 let purchases = fixture.runtime.purchases
                 // Workers beside the server's own, polling without pause, so consumptions overlap the intakes.

@@ -38,13 +38,20 @@ import Testing
 
     /// Reads the sign-in page: the CSRF cookie and the hidden fields to post back.
     static func signInForm(_ response: TestResponse) throws -> (cookie: String, fields: [String: String]) {
-        let setCookie = try #require(response.headers[.setCookie])
-        return (String(setCookie.split(separator: ";")[0]), try hiddenFields(response))
+        try signInForm(headers: response.headers, body: response.body)
+    }
+
+    static func signInForm(headers: HTTPFields, body: ByteBuffer) throws -> (cookie: String, fields: [String: String]) {
+        let setCookie = try #require(headers[.setCookie])
+        return (String(setCookie.split(separator: ";")[0]), try hiddenFields(html: String(buffer: body)))
     }
 
     /// The hidden inputs of a page's form, unescaped.
     static func hiddenFields(_ response: TestResponse) throws -> [String: String] {
-        let html = String(buffer: response.body)
+        try hiddenFields(html: String(buffer: response.body))
+    }
+
+    static func hiddenFields(html: String) throws -> [String: String] {
         var fields: [String: String] = [:]
         let pattern = try NSRegularExpression(pattern: #"<input type="hidden" name="([^"]+)" value="([^"]*)">"#)
         for match in pattern.matches(in: html, range: NSRange(html.startIndex..., in: html)) {

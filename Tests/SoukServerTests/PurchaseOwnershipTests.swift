@@ -20,9 +20,7 @@ import Testing
                              _ body: @escaping @Sendable (F, FakeAppStoreServerAPI, AppleTestChain) async throws -> Void) async throws {
         let chain = try AppleTestChain.make()
         try await F.withAppStoreServerAPI(chain: chain) { fake, apple in
-            // A minute for Apple's answer: on a loaded machine a look-up can outlast the default wait (then a 202).
-            try await F.with(backend, transferPolicy: policy, verifyTimeoutMilliseconds: 60_000,
-                             verifiers: .init(make: { _ in [apple] })) { fixture in
+            try await F.with(backend, transferPolicy: policy, verifiers: .init(make: { _ in [apple] })) { fixture in
                 try await body(fixture, fake, chain)
             }
         }
