@@ -22,7 +22,7 @@ public enum DatabaseUnavailable {
             default:
                 return false
             }
-        case is ConnectionPoolError, is ConnectionPoolTimeoutError:
+        case is ConnectionPoolError, is ConnectionPoolTimeoutError, is DatabaseClosedError:
             return true
         case is NIOConnectionError, is ChannelError, is IOError:
             return true

@@ -75,11 +75,19 @@ public final class SoukDatabase: Sendable {
                                     sqlLogLevel: .trace), as: .psql)
         }
         self.databases = databases
+        self.closedConfiguration = databases.configuration()!
     }
 
-    /// A database handle for queries outside a request.
+    /// The configuration `ClosedDatabase`'s context names (the pools it describes are gone by then).
+    private let closedConfiguration: any DatabaseConfiguration
+
+    /// A database handle for queries outside a request. After `shutdown()`, one whose every query
+    /// fails with `DatabaseClosedError` (a background task may still be finishing).
     public var db: any Database {
-        databases.database(logger: logger, on: databases.eventLoopGroup.any())!
+        let eventLoop = databases.eventLoopGroup.any()
+        if let open = databases.database(logger: logger, on: eventLoop) { return open }
+        return ClosedDatabase(context: DatabaseContext(configuration: closedConfiguration, logger: logger, eventLoop: eventLoop),
+                              dialect: location.isPostgres ? PostgresDialect() : SQLiteDialect())
     }
 
     /// The same connections as raw SQL, for hot paths.

@@ -21,7 +21,9 @@ import Testing
         let faults: StoreFaults
         let url: String
 
-        func worker(timeout: Duration = .seconds(10), base: Duration = .milliseconds(5)) -> WebhookDeliveryWorker {
+        /// A minute for the fake receiver by default: beside two CPU-bound processes its 302 or 500 once
+        /// took longer than 10 s, and the attempt was recorded as timed out instead.
+        func worker(timeout: Duration = .seconds(60), base: Duration = .milliseconds(5)) -> WebhookDeliveryWorker {
             WebhookDeliveryWorker(store: store, retryBase: base, retryMax: max(base, .milliseconds(20)), requestTimeout: timeout,
                                   interval: .milliseconds(10), logger: testLogger())
         }

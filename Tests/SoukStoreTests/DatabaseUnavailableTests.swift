@@ -32,6 +32,28 @@ import Testing
         #expect(DatabaseUnavailable.matches(error), "\(String(reflecting: error))")
     }
 
+    /// A cache refresh a request started just before shutdown once reached for a connection after
+    /// the pools were gone, and the process stopped on a force-unwrap.
+    @Test(arguments: TestBackend.available)
+    func aQueryAfterShutdownFailsAsAnOutageInsteadOfStoppingTheProcess(_ backend: TestBackend) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (location, drop) = try await backend.makeLocation(dataDir: folder.path)
+        let database = try SoukDatabase(location: location, logger: Logger(label: "souk.test"))
+        _ = try await database.sql.raw("SELECT 1 AS ok").first()
+        await database.shutdown()
+        await drop()
+        for query in [{ _ = try await database.sql.raw("SELECT 1 AS ok").first() },
+                      { _ = try await database.db.transaction { _ in } }] as [@Sendable () async throws -> Void] {
+            do {
+                try await query()
+                Issue.record("a query answered after shutdown")
+            } catch {
+                #expect(error is DatabaseClosedError && DatabaseUnavailable.matches(error), "\(String(reflecting: error))")
+            }
+        }
+    }
+
     @Test(arguments: TestBackend.available)
     func aWrongQueryIsNotAnOutage(_ backend: TestBackend) async throws {
         try await StoreFixture.with(backend) { store in
