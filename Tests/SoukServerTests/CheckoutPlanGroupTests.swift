@@ -72,20 +72,30 @@ import Testing
     }
 
     /// A plan whose renewal failed is in billing retry: it opens nothing, and it is still held.
+    /// A yearly plan: its sandbox period (and billing retry) lasts an hour, where a monthly plan's five
+    /// minutes could pass between two steps of a test on a loaded machine and end the retry early.
     @Test(arguments: TestBackend.available)
     func aPlanInBillingRetryIsHeld(backend: TestBackend) async throws {
-        try await ServerFixture.withRuntime(backend, configure: CheckoutTests.development, prepare: CheckoutTests.prepare) { client, runtime in
+        var catalog = CheckoutTests.marketplace
+        catalog.products.append(ProductDefinition(id: "member.yearly", type: .autoRenewable, group: "membership", level: 1,
+                                                  period: ISODuration(years: 1), prices: [Price(currency: "USD", amount: 4999)],
+                                                  entitlements: ["member"]))
+        let yearly = catalog
+        try await ServerFixture.withRuntime(backend, configure: CheckoutTests.development, prepare: { runtime, paths in
+            try await CheckoutTests.prepare(runtime, paths)
+            _ = try await runtime.commerceCatalogs.apply(yearly)
+        }) { client, runtime in
             let account = try await runtime.catalog.requireAccount(email: "ada@example.com")
-            account.sandbox = true  // Apple's accelerated sandbox schedule: a month is five minutes
+            account.sandbox = true  // Apple's accelerated sandbox schedule: a year is an hour
             try await account.save(on: runtime.database.db)
             let token = try await CheckoutTests.token(runtime)
-            #expect(try await CheckoutTests.buy(client, #"{"productId": "member.monthly"}"#, token: token).status == .created)
+            #expect(try await CheckoutTests.buy(client, #"{"productId": "member.yearly"}"#, token: token).status == .created)
             let plans = MarketplaceSubscriptionStore(purchases: runtime.purchases)
             let ada = try account.requireID()
-            #expect(try await plans.sandbox(.failRenewal(grace: false), account: ada, productId: "member.monthly"))
-            _ = try await plans.advanceSandbox(minutes: 6)
+            #expect(try await plans.sandbox(.failRenewal(grace: false), account: ada, productId: "member.yearly"))
+            _ = try await plans.advanceSandbox(minutes: 61)
             #expect(try await plans.subscriptions(account: ada).first?.state == .billingRetry)
-            let again = try await CheckoutTests.buy(client, #"{"productId": "member.monthly"}"#, token: token)
+            let again = try await CheckoutTests.buy(client, #"{"productId": "member.yearly"}"#, token: token)
             #expect(again.status == .conflict)
             #expect(try CheckoutTests.json(again)["accountURL"] as? String == "https://souk.test/account")
             #expect(try await plans.subscriptions(account: ada).count == 1)
