@@ -3,7 +3,9 @@
 # of StoreKit 2 transactions with Apple-shaped chains made by Python's `cryptography`, adds the
 # genuine Apple-signed samples of Tests/SoukIntegrationsTests/Fixtures/apple-real-signed-data.json,
 # and checks that `souk apple verify-transaction` answers exactly what Apple's
-# app-store-server-library (SignedDataVerifier, online checks off) answers, case by case. Builds
+# app-store-server-library (SignedDataVerifier, online checks off) answers, case by case; and that
+# `souk apple sign-offer` signs promotional offers as Apple's PromotionalOfferV2SignatureCreator and
+# PromotionalOfferSignatureCreator do (test_promotional_offers.py). Builds
 # nothing: it runs the `souk` that scripts/test.sh built (.build/debug/souk, or SOUK_BIN). Without
 # the Python packages it is skipped with a warning; with CI=true it fails. Extra arguments go to
 # pytest (e.g. -k expired).

@@ -22,6 +22,9 @@ struct StoresSetCommand: AsyncParsableCommand {
     @Option(help: "Apple: the issuer id of the In-App Purchase key.") var issuerId: String?
     @Option(help: "Apple: the In-App Purchase key file (.p8).") var privateKeyPath: String?
     @Option(help: "Apple: the environment variable holding the In-App Purchase key (PEM).") var privateKeyEnv: String?
+    @Option(help: "Apple: the id of the key that signs promotional offers.") var offerKeyId: String?
+    @Option(help: "Apple: the promotional offer signing key file (.p8).") var offerPrivateKeyPath: String?
+    @Option(help: "Apple: the environment variable holding the promotional offer signing key (PEM).") var offerPrivateKeyEnv: String?
     @Option(help: "Google: the package name.") var packageName: String?
     @Option(help: "Google: the service account's JSON key file.") var serviceAccountPath: String?
     @Option(help: "Google: the environment variable holding the service account's JSON key.") var serviceAccountEnv: String?
@@ -41,6 +44,7 @@ struct StoresSetCommand: AsyncParsableCommand {
     var changes: [(key: String, value: JSONValue?)] {
         let texts: [(String, String?)] = [
             ("bundleId", bundleId), ("keyId", keyId), ("issuerId", issuerId), ("privateKeyPath", privateKeyPath), ("privateKeyEnv", privateKeyEnv),
+            ("offerKeyId", offerKeyId), ("offerPrivateKeyPath", offerPrivateKeyPath), ("offerPrivateKeyEnv", offerPrivateKeyEnv),
             ("packageName", packageName), ("serviceAccountPath", serviceAccountPath), ("serviceAccountEnv", serviceAccountEnv),
             ("rtdnTokenPath", rtdnTokenPath), ("rtdnTokenEnv", rtdnTokenEnv), ("pushAudience", pushAudience),
             ("pushServiceAccountEmail", pushServiceAccountEmail), ("sharedSecretPath", sharedSecretPath), ("sharedSecretEnv", sharedSecretEnv),
@@ -146,7 +150,8 @@ struct StoresStatusCommand: AsyncParsableCommand {
             guard let apple = stores.apple else { return "-" }
             return ["bundleId=\(apple.bundleId ?? "(app)")", "appAppleId=\(apple.appAppleId.map(String.init) ?? "missing")",
                     apple.hasServerAPIKey ? "key \(apple.keyId ?? "")" : "no In-App Purchase key",
-                    apple.privateKey.map { secret("privateKey", $0) } ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
+                    apple.privateKey.map { secret("privateKey", $0) } ?? "",
+                    apple.offerKeyId.map { "offer key \($0)" } ?? "", apple.offerPrivateKey.map { secret("offerPrivateKey", $0) } ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
         case .googlePlay:
             guard let google = stores.googlePlay else { return "-" }
             return ["packageName=\(google.packageName ?? "missing")", secret("serviceAccount", google.serviceAccount),

@@ -144,6 +144,10 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                                authenticator: commerceAuthenticator,
                                entitlements: EntitlementReader(index: runtime.entitlementIndex, now: { Date() }))
         .addRoutes(to: router)
+    PromotionalOfferController(catalogs: runtime.commerceCatalogs, authenticator: commerceAuthenticator,
+                               offers: PromotionalOfferService(index: runtime.entitlementIndex, now: { Date() }, nonce: { UUID() },
+                                                               logger: runtime.logger))
+        .addRoutes(to: router)
     HostedContentController(catalogs: runtime.commerceCatalogs,
                             content: HostedContentStore(database: runtime.database, blobs: runtime.blobs, workArea: runtime.config.workDir),
                             authenticator: commerceAuthenticator,

@@ -636,6 +636,49 @@ def flows_notifications(c, chain, souk_bin, work):
     return token
 
 
+def flows_offers(c, buyer, other, souk_bin, work):
+    """Promotional offers: the studio's monthly plan lists two; answered 503 until the operator sets the offer key."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    app, path = {"app": STUDIO}, "/commerce/{app}/offers/signature"
+    catalog = json.loads(souk(souk_bin, "catalog", "show", STUDIO))
+    for product in catalog["products"]:
+        if product["id"] == "studio.monthly":
+            product["offers"] = [{"id": "welcome", "eligibility": "any"}, {"id": "winback", "eligibility": "lapsed"}]
+    catalog_path = os.path.join(work, "studio-offers.json")
+    with open(catalog_path, "w") as handle:
+        json.dump(catalog, handle)
+    souk(souk_bin, "catalog", "apply", catalog_path)
+    welcome = {"productId": "studio.monthly", "offerId": "welcome"}
+
+    def settled(expected):   # the catalog and its stores reach the server with the catalog refresh
+        deadline = time.time() + 10
+        while c.http.post(f"{c.base}/commerce/{STUDIO}/offers/signature", json=welcome, headers=bearer(buyer), timeout=30).status_code != expected:
+            expect(time.time() < deadline, f"offers/signature never answered {expected}")
+            time.sleep(0.2)
+
+    settled(503)   # no offer key yet: not fed to `call`, which refuses every 5xx outside the outage check
+    unset = c.http.post(f"{c.base}/commerce/{STUDIO}/offers/signature", json=welcome, headers=bearer(buyer), timeout=30)
+    expect(unset.json()["type"] == "urn:souk:problem:offer-signing-not-configured" and "Retry-After" not in unset.headers,
+           f"offers/signature without an offer key: {unset.status_code} {unset.text}")
+    key = ec.generate_private_key(ec.SECP256R1())
+    key_path = os.path.join(work, "offer-key.p8")
+    with open(key_path, "wb") as handle:
+        handle.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    souk(souk_bin, "stores", "set", "--app", STUDIO, "--store", "apple_store", "--issuer-id", str(uuid.uuid4()),
+         "--offer-key-id", "OFFERKEY01", "--offer-private-key-path", key_path)
+    settled(200)
+    signed = c.call("POST", path, 200, params=app, headers=bearer(buyer),
+                    json_body={**welcome, "applicationUsername": str(uuid.uuid4()), "transactionId": "2000000000000001"}).json()
+    expect(signed["keyIdentifier"] == "OFFERKEY01", f"the offer key id: {signed}")
+    c.call("POST", path, 403, params=app, headers=bearer(other), json_body={"productId": "studio.monthly", "offerId": "winback"},
+           note="a win-back for someone whose plan is active")
+    c.call("POST", path, 404, params=app, headers=bearer(buyer), json_body={"productId": "studio.monthly", "offerId": "none"})
+    c.call("POST", path, 400, params=app, headers=bearer(buyer), json_body={"offerId": "welcome"}, note="no productId")
+    c.call("POST", path, 401, params=app, json_body=welcome)
+    c.call("POST", path, 404, params={"app": "org.example.none"}, headers=bearer(buyer), json_body=welcome)
+
+
 def contract(base, spec_path, souk_bin, work):
     c = Contract(base, spec_path)
     served_document = c.http.get(f"{base}/openapi.json", timeout=10).status_code == 200
@@ -652,6 +695,7 @@ def contract(base, spec_path, souk_bin, work):
     chain = flows_commerce(c, buyer, other, work)
     flows_content(c, buyer, other)
     rtdn = flows_notifications(c, chain, souk_bin, work)
+    flows_offers(c, buyer, other, souk_bin, work)
     c.report(served_document)
     ctx = base64.urlsafe_b64encode(json.dumps({"access_token": buyer}).encode()).decode().rstrip("=")
     with open(os.path.join(work, "fuzz.env"), "w") as handle:

@@ -5,7 +5,7 @@
 extension CatalogDiff {
     /// A product's file keys, in the order the file writes them.
     static let productFields = ["type", "group", "level", "period", "duration", "title", "description", "prices",
-                                "introductoryOffer", "familyShareable", "skus", "entitlements", "promoted"]
+                                "introductoryOffer", "familyShareable", "skus", "entitlements", "promoted", "offers"]
 
     /// The values `diff` changes from `old` (nil: no catalog yet) to `new`, in the order of its lines.
     static func values(of diff: CatalogDiff, from old: CommerceCatalog?, to new: CommerceCatalog) -> [FieldChange] {

@@ -152,6 +152,7 @@ public struct CatalogDiff: Sendable, Equatable {
         if a.skus != b.skus { fields.append("skus") }
         if a.entitlements != b.entitlements { fields.append("entitlements") }
         if a.promoted != b.promoted { fields.append("promoted") }
+        if a.offers != b.offers { fields.append("offers") }
         return fields
     }
 }

@@ -40,6 +40,11 @@ extension CatalogFile {
             members.append(JSONMember("promoted", .object([JSONMember("order", .number(String(promoted.order))),
                                                            JSONMember("visible", .bool(promoted.visible))])))
         }
+        if !product.offers.isEmpty {
+            members.append(JSONMember("offers", .array(product.offers.map {
+                .object([JSONMember("id", .string($0.id)), JSONMember("eligibility", .string($0.eligibility.rawValue))])
+            })))
+        }
         return .object(members)
     }
 

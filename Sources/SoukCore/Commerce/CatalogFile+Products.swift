@@ -3,11 +3,12 @@ import Foundation
 extension CatalogFile {
     static let productKeys: Set<String> = [
         "id", "type", "group", "level", "period", "duration", "title", "description", "prices", "introductoryOffer",
-        "familyShareable", "skus", "entitlements", "promoted",
+        "familyShareable", "skus", "entitlements", "promoted", "offers",
     ]
     static let priceKeys: Set<String> = ["currency", "amount"]
     static let offerKeys: Set<String> = ["mode", "period", "periods", "prices"]
     static let promotionKeys: Set<String> = ["order", "visible"]
+    static let subscriptionOfferKeys: Set<String> = ["id", "eligibility"]
 
     /// One product object of the file (`path` is `products[n]`), checked for shape only.
     static func product(from value: JSONValue, path: String) throws(CatalogFileError) -> ProductDefinition {
@@ -46,7 +47,22 @@ extension CatalogFile {
             guard let order = try promotion.integer("order") else { throw CatalogFileError(path: promotion.path("order"), message: "is required") }
             product.promoted = Promotion(order: order, visible: try promotion.bool("visible") ?? true)
         }
+        for (index, item) in try object.array("offers").enumerated() {
+            product.offers.append(try subscriptionOffer(item, path: "\(object.path("offers"))[\(index)]"))
+        }
         return product
+    }
+
+    /// One promotional offer (`{"id": "winback50", "eligibility": "lapsed"}`; eligibility `any` when left out).
+    static func subscriptionOffer(_ value: JSONValue, path: String) throws(CatalogFileError) -> SubscriptionOffer {
+        let object = try CatalogFileObject(value, path: path, allowed: subscriptionOfferKeys)
+        let id = try object.requiredString("id")
+        guard let name = try object.string("eligibility") else { return SubscriptionOffer(id: id) }
+        guard let eligibility = SubscriptionOffer.Eligibility(rawValue: name) else {
+            let known = SubscriptionOffer.Eligibility.allCases.map(\.rawValue).joined(separator: ", ")
+            throw CatalogFileError(path: object.path("eligibility"), message: "\"\(name)\" is not one of \(known)")
+        }
+        return SubscriptionOffer(id: id, eligibility: eligibility)
     }
 
     static func localized(_ object: CatalogFileObject, _ key: String) throws(CatalogFileError) -> [String: String] {

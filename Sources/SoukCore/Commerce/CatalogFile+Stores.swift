@@ -7,7 +7,8 @@ import Foundation
 /// ```json
 /// "stores": {
 ///   "apple_store": {"bundleId": "com.example.reader", "appAppleId": 1234567890, "keyId": "ABC123DEFG",
-///                   "issuerId": "57246542-96fe-1a63-e053-0824d011072a", "privateKeyPath": "/etc/souk/SubscriptionKey.p8"},
+///                   "issuerId": "57246542-96fe-1a63-e053-0824d011072a", "privateKeyPath": "/etc/souk/SubscriptionKey.p8",
+///                   "offerKeyId": "OFFER12345", "offerPrivateKeyPath": "/etc/souk/SubscriptionOfferKey.p8"},
 ///   "google_play": {"packageName": "com.example.reader", "serviceAccountPath": "/etc/souk/play.json", "rtdnTokenEnv": "READER_RTDN"},
 ///   "amazon": {"sharedSecretPath": "/etc/souk/amazon.secret", "sandbox": false},
 ///   "roku": {"partnerApiKeyEnv": "ROKU_KEY"}
@@ -25,7 +26,8 @@ extension CatalogFile {
 
     /// The keys each store accepts, in the order they are written.
     public static let storeKeys: [CommerceStore: [StoreKey]] = [
-        .appleStore: [.text("bundleId"), .integer("appAppleId"), .text("keyId"), .text("issuerId"), .secret("privateKey")],
+        .appleStore: [.text("bundleId"), .integer("appAppleId"), .text("keyId"), .text("issuerId"), .secret("privateKey"),
+                      .text("offerKeyId"), .secret("offerPrivateKey")],
         .googlePlay: [.text("packageName"), .secret("serviceAccount"), .secret("rtdnToken"), .text("pushAudience"),
                       .text("pushServiceAccountEmail")],
         .amazon: [.secret("sharedSecret"), .flag("sandbox")],
@@ -77,7 +79,8 @@ extension CatalogFile {
                     appAppleId = Int64(number)
                 }
                 settings.apple = AppleStoreSettings(bundleId: try text("bundleId"), appAppleId: appAppleId, keyId: try text("keyId"),
-                                                    issuerId: try text("issuerId"), privateKey: try secret("privateKey"))
+                                                    issuerId: try text("issuerId"), privateKey: try secret("privateKey"),
+                                                    offerKeyId: try text("offerKeyId"), offerPrivateKey: try secret("offerPrivateKey"))
             case .googlePlay:
                 settings.googlePlay = GooglePlaySettings(packageName: try text("packageName"), serviceAccount: try secret("serviceAccount"),
                                                          rtdnToken: try secret("rtdnToken"), pushAudience: try text("pushAudience"),
@@ -105,7 +108,8 @@ extension CatalogFile {
         if let apple = stores.apple {
             members.append(JSONMember(CommerceStore.appleStore.rawValue, .object(
                 text("bundleId", apple.bundleId) + (apple.appAppleId.map { [JSONMember("appAppleId", .number(String($0)))] } ?? [])
-                    + text("keyId", apple.keyId) + text("issuerId", apple.issuerId) + secret("privateKey", apple.privateKey))))
+                    + text("keyId", apple.keyId) + text("issuerId", apple.issuerId) + secret("privateKey", apple.privateKey)
+                    + text("offerKeyId", apple.offerKeyId) + secret("offerPrivateKey", apple.offerPrivateKey))))
         }
         if let google = stores.googlePlay {
             members.append(JSONMember(CommerceStore.googlePlay.rawValue, .object(

@@ -112,6 +112,18 @@ extension CatalogFile {
             if product.duration != nil { throw forbidden("duration") }
         }
         if product.type != .autoRenewable, product.introductoryOffer != nil { throw forbidden("introductoryOffer") }
+        if product.type != .autoRenewable, !product.offers.isEmpty { throw forbidden("offers") }
+        var offerIds: [String: Int] = [:]
+        for (index, offer) in product.offers.enumerated() {
+            let offerPath = "\(path).offers[\(index)].id"
+            guard isValidProductId(offer.id) else {
+                throw CatalogFileError(path: offerPath, message: "must be the offer identifier of App Store Connect: 1 to 100 letters, digits, '-', '.' or '_'")
+            }
+            if let first = offerIds[offer.id] {
+                throw CatalogFileError(path: offerPath, message: "\"\(offer.id)\" is already offers[\(first)]")
+            }
+            offerIds[offer.id] = index
+        }
         if product.familyShareable, product.type == .consumable || product.type == .nonRenewing {
             throw CatalogFileError(path: "\(path).familyShareable", message: "a \(type) product cannot be family-shareable")
         }

@@ -58,11 +58,15 @@ public struct ProductDefinition: Sendable, Equatable {
     /// Entitlement ids this product grants.
     public var entitlements: [String]
     public var promoted: Promotion?
+    /// Promotional offers Souk signs (auto-renewable only), in file order.
+    public var offers: [SubscriptionOffer]
 
     public init(id: String, type: ProductType, group: String? = nil, level: Int? = nil, period: ISODuration? = nil,
                 duration: ISODuration? = nil, title: [String: String] = [:], description: [String: String] = [:],
                 prices: [Price] = [], introductoryOffer: IntroductoryOffer? = nil, familyShareable: Bool = false,
-                skus: [CommerceStore: String] = [:], entitlements: [String] = [], promoted: Promotion? = nil) {
+                skus: [CommerceStore: String] = [:], entitlements: [String] = [], promoted: Promotion? = nil,
+                offers: [SubscriptionOffer] = []) {
+        self.offers = offers
         self.id = id
         self.type = type
         self.group = group

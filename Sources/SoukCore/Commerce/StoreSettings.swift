@@ -49,9 +49,15 @@ public struct AppleStoreSettings: Sendable, Hashable {
     public var issuerId: String?
     /// The In-App Purchase key (`.p8`, PEM).
     public var privateKey: SecretReference?
+    /// The key that signs promotional offers (StoreKit 1's signature and StoreKit 2's JWS, with
+    /// `issuerId`): its id, and the key (`.p8`, PEM).
+    public var offerKeyId: String?
+    public var offerPrivateKey: SecretReference?
 
     public init(bundleId: String? = nil, appAppleId: Int64? = nil, keyId: String? = nil, issuerId: String? = nil,
-                privateKey: SecretReference? = nil) {
+                privateKey: SecretReference? = nil, offerKeyId: String? = nil, offerPrivateKey: SecretReference? = nil) {
+        self.offerKeyId = offerKeyId
+        self.offerPrivateKey = offerPrivateKey
         self.bundleId = bundleId
         self.appAppleId = appAppleId
         self.keyId = keyId
