@@ -5,7 +5,10 @@
 # and checks that `souk apple verify-transaction` answers exactly what Apple's
 # app-store-server-library (SignedDataVerifier, online checks off) answers, case by case; and that
 # `souk apple sign-offer` signs promotional offers as Apple's PromotionalOfferV2SignatureCreator and
-# PromotionalOfferSignatureCreator do (test_promotional_offers.py). Builds
+# PromotionalOfferSignatureCreator do (test_promotional_offers.py); and that
+# `souk apple verify-receipt` takes from each StoreKit 1 app receipt (made with `cryptography`, and
+# the genuine ones of Tests/SoukIntegrationsTests/Fixtures/apple-real-app-receipts.json) the
+# transaction id Apple's ReceiptUtility takes, with the verdict each receipt is built for. Builds
 # nothing: it runs the `souk` that scripts/test.sh built (.build/debug/souk, or SOUK_BIN). Without
 # the Python packages it is skipped with a warning; with CI=true it fails. Extra arguments go to
 # pytest (e.g. -k expired).

@@ -8,7 +8,8 @@ import SoukIntegrations
 /// own library (`scripts/apple-verdicts.sh`). Needs no database and no network.
 struct AppleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "apple", abstract: "Work with App Store signed data.", subcommands: [VerifyTransaction.self, SignOffer.self])
+        commandName: "apple", abstract: "Work with App Store signed data.",
+        subcommands: [VerifyTransaction.self, VerifyReceipt.self, VerifyAppTransaction.self, SignOffer.self])
 
     struct VerifyTransaction: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

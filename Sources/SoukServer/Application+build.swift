@@ -157,6 +157,9 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     CheckoutController(bearer: bearer, checkout: CheckoutService(runtime: runtime), webhookSecret: runtime.config.commerce.stripeWebhookSecret)
         .addRoutes(to: router)
     storeNotifications?.addRoutes(to: router)
+    AppTransactionController(catalogs: runtime.commerceCatalogs, settings: runtime.storeSettings, apple: storeNotifications?.apple,
+                             authenticator: commerceAuthenticator)
+        .addRoutes(to: router)
     routeMethods.load(router)
     return router
 }

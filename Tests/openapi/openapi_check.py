@@ -677,6 +677,20 @@ def flows_offers(c, buyer, other, souk_bin, work):
     c.call("POST", path, 400, params=app, headers=bearer(buyer), json_body={"offerId": "welcome"}, note="no productId")
     c.call("POST", path, 401, params=app, json_body=welcome)
     c.call("POST", path, 404, params={"app": "org.example.none"}, headers=bearer(buyer), json_body=welcome)
+def flows_app_transaction(c, chain, buyer):
+    app = {"app": STUDIO}
+    payload = {"receiptType": "Production", "bundleId": STUDIO, "applicationVersion": "3.1", "originalApplicationVersion": "1.0",
+               "receiptCreationDate": int(time.time() * 1000), "originalPurchaseDate": 1577836800000,
+               "appTransactionId": "704289572311258389", "originalPlatform": "iOS"}
+    answer = c.call("POST", "/commerce/{app}/app-transaction", 200, params=app, headers=bearer(buyer),
+                    json_body={"appTransaction": chain.sign(payload)})
+    expect(answer.json()["originalPurchaseDate"] == "2020-01-01T00:00:00Z", f"app transaction: {answer.json()}")
+    c.call("POST", "/commerce/{app}/app-transaction", 422, params=app, headers=bearer(buyer),
+           json_body={"appTransaction": chain.sign(dict(payload, bundleId="org.example.other"))}, note="another app's")
+    c.call("POST", "/commerce/{app}/app-transaction", 400, params=app, headers=bearer(buyer), json_body={"transaction": "x"})
+    c.call("POST", "/commerce/{app}/app-transaction", 401, params=app, json_body={"appTransaction": "a.b.c"})
+    c.call("POST", "/commerce/{app}/app-transaction", 404, params={"app": "org.example.none"}, headers=bearer(buyer),
+           json_body={"appTransaction": "a.b.c"})
 
 
 def contract(base, spec_path, souk_bin, work):
@@ -696,6 +710,7 @@ def contract(base, spec_path, souk_bin, work):
     flows_content(c, buyer, other)
     rtdn = flows_notifications(c, chain, souk_bin, work)
     flows_offers(c, buyer, other, souk_bin, work)
+    flows_app_transaction(c, chain, buyer)
     c.report(served_document)
     ctx = base64.urlsafe_b64encode(json.dumps({"access_token": buyer}).encode()).decode().rstrip("=")
     with open(os.path.join(work, "fuzz.env"), "w") as handle:

@@ -2,7 +2,8 @@ import Foundation
 
 extension PurchaseClaim {
     /// Whether the claim carries something only the buyer's device holds: an Apple signed
-    /// transaction, a Google purchase token, an Amazon receipt with its user id. An Apple
+    /// transaction or StoreKit 1 app receipt (the verifier refuses either unless Apple signed it),
+    /// a Google purchase token, an Amazon receipt with its user id. An Apple
     /// transaction id alone, and every Roku transaction id, can be learnt by anyone who saw it (a
     /// screenshot, a support mail): such a claim is looked up at the store, never trusted to move a
     /// purchase another account holds (`TransferRule`), and its look-ups are rate-limited.

@@ -34,6 +34,7 @@ public struct AppleSignedDataVerifier: Sendable {
     }
 
     private let chainVerifier: AppleChainVerifier
+    let receiptVerifier: AppleReceiptVerifier
     private let now: @Sendable () -> Date
     private let validationTime: ValidationTime
 
@@ -46,6 +47,8 @@ public struct AppleSignedDataVerifier: Sendable {
     public init(additionalRootCertificates: [Data] = [], validationTime: ValidationTime = .signedDate,
                 now: @escaping @Sendable () -> Date = { Date() }) throws {
         chainVerifier = try AppleChainVerifier(rootCertificates: AppleRootCertificates.trusted(adding: additionalRootCertificates), now: now)
+        receiptVerifier = try AppleReceiptVerifier(rootCertificates: AppleRootCertificates.receiptRoots(adding: additionalRootCertificates),
+                                                   now: now)
         self.validationTime = validationTime
         self.now = now
     }
@@ -147,7 +150,7 @@ public struct AppleSignedDataVerifier: Sendable {
         }
     }
 
-    private static func check(environment raw: String?, in accepted: Set<CommerceEnvironment>) -> AppleVerificationFailure? {
+    static func check(environment raw: String?, in accepted: Set<CommerceEnvironment>) -> AppleVerificationFailure? {
         if let raw, let environment = CommerceEnvironment(rawValue: raw), accepted.contains(environment) { return nil }
         let accepting = accepted.map(\.rawValue).sorted().joined(separator: ", ")
         return .init(.wrongEnvironment, "the environment is \(raw ?? "missing"); accepted: \(accepting.isEmpty ? "none" : accepting)")

@@ -3,7 +3,8 @@ import SoukCore
 
 /// The App Store's `StoreVerifier`. A claim's `receipt` is the StoreKit 2 signed transaction (JWS),
 /// verified locally by `AppleSignedDataVerifier` for the app (its configured `bundleId`, else
-/// `claim.app`). Both Production and Sandbox are verified (the intake rule decides which
+/// `claim.app`), or a StoreKit 1 app receipt (base64 PKCS#7), verified and looked up by the
+/// transaction ids it holds (`AppleStoreVerifier+AppReceipt`). Both Production and Sandbox are verified (the intake rule decides which
 /// environment an account may use); `Xcode` / `LocalTesting` data never is. The `VerifiedPurchase`
 /// is built from signed data only, never from the unsigned claim.
 ///
@@ -57,6 +58,9 @@ public struct AppleStoreVerifier: StoreVerifier {
         if jws.isEmpty {
             return Self.ofApp(try await lookUp(claim, settings: apple, bundleId: bundleId), claim.app, bundleId: bundleId)
         }
+        if AppleAppReceipt.isAppReceipt(jws) {
+            return Self.ofApp(try await verifyAppReceipt(jws, claim: claim, settings: apple, bundleId: bundleId), claim.app, bundleId: bundleId)
+        }
         switch await verifier.verifyTransaction(jws, bundleId: bundleId, environments: [.production, .sandbox]) {
         case .invalid(let failure):
             return .refused(Self.refusal(for: failure))
@@ -81,13 +85,19 @@ public struct AppleStoreVerifier: StoreVerifier {
     /// sandbox account, else production, then the other host when the first does not know it, as
     /// Apple recommends), and its answer verified.
     func lookUp(_ claim: PurchaseClaim, settings apple: AppleStoreSettings?, bundleId: String) async throws -> StoreVerdict {
-        guard let api, let credentials = try AppStoreServerAPIClient.Credentials.configured(in: apple, app: claim.app) else {
-            return .refused(PurchaseRefusal("store-not-configured",
-                                            "An App Store purchase without a signed transaction needs the In-App Purchase key of app \(claim.app) (keyId, issuerId, privateKey) to be looked up."))
-        }
         let hosts: [CommerceEnvironment] = claim.accountIsSandbox ? [.sandbox, .production] : [.production, .sandbox]
+        return try await lookUp(claim.transactionId, at: hosts, app: claim.app, settings: apple, bundleId: bundleId)
+    }
+
+    /// Asks Apple for `transactionId` at each host of `hosts` in turn until one knows it.
+    func lookUp(_ transactionId: String, at hosts: [CommerceEnvironment], app: String, settings apple: AppleStoreSettings?,
+                bundleId: String) async throws -> StoreVerdict {
+        guard let api, let credentials = try AppStoreServerAPIClient.Credentials.configured(in: apple, app: app) else {
+            return .refused(PurchaseRefusal("store-not-configured",
+                                            "An App Store purchase without a signed transaction needs the In-App Purchase key of app \(app) (keyId, issuerId, privateKey) to be looked up."))
+        }
         for environment in hosts {
-            switch try await api.transactionInfo(claim.transactionId, environment: environment, credentials: credentials) {
+            switch try await api.transactionInfo(transactionId, environment: environment, credentials: credentials) {
             case .notFound:
                 continue
             case .invalid(let code, _):
@@ -99,7 +109,10 @@ public struct AppleStoreVerifier: StoreVerifier {
                 }
             }
         }
-        return .refused(.invalidReceipt("The App Store knows no transaction with this id, in production or in sandbox."))
+        guard hosts.count == 1, let host = hosts.first else {
+            return .refused(.invalidReceipt("The App Store knows no transaction with this id, in production or in sandbox."))
+        }
+        return .refused(.invalidReceipt("The App Store knows no transaction \(transactionId) in \(host.rawValue)."))
     }
 
     /// The purchase of `transaction`, with its subscription's lifecycle: from the App Store Server
@@ -197,7 +210,7 @@ public struct AppleStoreVerifier: StoreVerifier {
         switch failure.reason {
         case .wrongApp: .wrongApp(failure.detail)
         case .wrongEnvironment: .wrongEnvironment(failure.detail)
-        case .malformedJWS: .invalidReceipt("\(failure.reason.rawValue): \(failure.detail)")
+        case .malformedJWS, .malformedReceipt: .invalidReceipt("\(failure.reason.rawValue): \(failure.detail)")
         default: .invalidSignature("\(failure.reason.rawValue): \(failure.detail)")
         }
     }

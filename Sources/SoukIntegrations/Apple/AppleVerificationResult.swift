@@ -55,6 +55,9 @@ public struct AppleVerificationFailure: Error, Sendable, Equatable, CustomString
         case wrongApp = "wrong-app"
         /// The payload's `environment` is not one accepted (`Xcode` and `LocalTesting` never are).
         case wrongEnvironment = "wrong-environment"
+        /// A StoreKit 1 app receipt that is not base64 PKCS#7 signedData, or whose payload is not
+        /// the documented SET of receipt attributes.
+        case malformedReceipt = "malformed-receipt"
     }
 
     public var reason: Reason
@@ -70,7 +73,7 @@ public struct AppleVerificationFailure: Error, Sendable, Equatable, CustomString
     /// for format, algorithm and header problems; both refuse.
     public var appleStatus: String {
         switch reason {
-        case .malformedJWS, .missingCertificateChain, .unsupportedAlgorithm, .untrustedChain,
+        case .malformedJWS, .malformedReceipt, .missingCertificateChain, .unsupportedAlgorithm, .untrustedChain,
              .certificateNotValid, .missingIntermediateOID, .missingLeafOID, .invalidSignature, .invalidRegisteredClaim:
             "VERIFICATION_FAILURE"
         case .invalidChainLength: "INVALID_CHAIN_LENGTH"
