@@ -19,7 +19,7 @@ public enum StoreNotificationStatus: String, Sendable, Codable, CaseIterable {
 /// A notification as the route received it, before any processing.
 public struct ReceivedStoreNotification: Sendable, Equatable {
     public var app: String
-    /// `apple_store` or `google_play` (the `StoreKind` raw value).
+    /// `apple_store`, `google_play`, `amazon` or `roku` (the `CommerceStore` raw value).
     public var store: String
     /// Apple `notificationUUID`, Pub/Sub `messageId`: the deduplication key within (app, store).
     public var notificationId: String
