@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every store, every change, checked from outside (Tests/stores-e2e/stores_check.py) against the real
 # binary, with the stores' base URLs pointing at Tests/stores-e2e/fakestores.py: Amazon, Roku and
-# Google purchases, an outage during intake, RTDN, Apple notifications, webhooks, the customer
-# endpoint. On SQLite; then, when SOUK_TEST_POSTGRES_URL is set, on PostgreSQL.
+# Google purchases, an outage during intake, RTDN, Apple notifications, Amazon SNS and Roku push
+# notifications, webhooks, the customer endpoint. On SQLite; then, when SOUK_TEST_POSTGRES_URL is set, on PostgreSQL.
 # Run by scripts/test.sh after `swift build`, after scripts/e2e-commerce.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +34,8 @@ export SOUK_GOOGLE_PLAY_BASE_URL="$FAKES" SOUK_GOOGLE_OAUTH_TOKEN_URL="$FAKES/to
   SOUK_AMAZON_RVS_SANDBOX_BASE_URL="$FAKES" SOUK_ROKU_BASE_URL="$FAKES" \
   SOUK_STORE_RETRY_BASE_MS=50 SOUK_STORE_RETRY_MAX_MS=300 SOUK_WEBHOOK_RETRY_BASE_MS=200 SOUK_WEBHOOK_RETRY_MAX_MS=1000 \
   SOUK_RECONCILE_INTERVAL_SECONDS=1 SOUK_STORE_INTAKE_WAIT_MS=1500
+# The fake SNS serves its signing certificate and SubscribeURL on 127.0.0.1 (the default allows only Amazon's hosts).
+export SOUK_AMAZON_SNS_CERT_URL_PATTERN='^http://127\.0\.0\.1:[0-9]+/'
 
 run_check() {  # label, base
   python3 Tests/stores-e2e/stores_check.py check "$2" "$WORK/keys" "$SOUK" "$FAKES" >"$WORK/check-$1.log" 2>&1 \

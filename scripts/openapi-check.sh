@@ -42,6 +42,15 @@ export SOUK_APPLE_ROOT_CERTIFICATES="$WORK/chain/root.der"
 SOUK_ASC_WEBHOOK_SECRET=$(python3 -c 'import secrets; print(secrets.token_hex(24))')
 SOUK_STRIPE_WEBHOOK_SECRET=whsec_$(python3 -c 'import secrets; print(secrets.token_hex(24))')
 export SOUK_ASC_WEBHOOK_SECRET SOUK_STRIPE_WEBHOOK_SECRET SOUK_DATA_DIR="$WORK/data"
+# Amazon SNS and Roku Pay for the push notification flows: the stores-e2e fakes, SNS certificates allowed on 127.0.0.1.
+python3 Tests/openapi/openapi_check.py fakes-prepare "$WORK/fakes"
+python3 Tests/stores-e2e/fakestores.py "$WORK/fakes.port" "$WORK/fakes/public.pem" "$WORK/fakes/secrets.json" >"$WORK/fakes.log" 2>&1 &
+track $!
+for _ in $(seq 1 50); do [ -s "$WORK/fakes.port" ] && break; sleep 0.1; done
+[ -s "$WORK/fakes.port" ] || fail "the fake stores did not start"
+SOUK_OPENAPI_FAKES="http://127.0.0.1:$(cat "$WORK/fakes.port")"
+export SOUK_OPENAPI_FAKES SOUK_ROKU_BASE_URL="$SOUK_OPENAPI_FAKES" SOUK_AMAZON_RVS_BASE_URL="$SOUK_OPENAPI_FAKES" \
+  SOUK_AMAZON_SNS_CERT_URL_PATTERN='^http://127\.0\.0\.1:[0-9]+/'
 start BASE --demo
 
 # 1. Real flows, every answer validated.

@@ -10,10 +10,10 @@ import SoukStore
 struct StoresNotificationsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notifications",
-        abstract: "An app's received store notifications (Apple V2, Google RTDN), newest first, with their processing status.")
+        abstract: "An app's received store notifications (Apple V2, Google RTDN, Amazon RTN, Roku Pay), newest first, with their processing status.")
     @OptionGroup var settings: SettingsOptions
     @Option(help: "The app (bundle id / package name).") var app: String
-    @Option(help: "Only this store (apple_store, google_play).") var store: String?
+    @Option(help: "Only this store (apple_store, google_play, amazon, roku).") var store: String?
     @Option(help: "How many (newest first).") var limit: Int = 100
 
     /// RECEIVED, STORE, ID, TYPE (with subtype), ENVIRONMENT, SIGNED, STATUS, ATTEMPTS, and the

@@ -6,6 +6,7 @@
     openapi_check.py served BASE SPEC            # prints "url" when BASE/openapi.json answers (and equals SPEC), "file" otherwise
     openapi_check.py contract BASE SPEC SOUK WORK
     openapi_check.py outage BASE SPEC SOUK WORK   # stops BASE's PostgreSQL (scripts/postgres.sh stop): answers as documented
+    openapi_check.py fakes-prepare DIR            # keys for Tests/stores-e2e/fakestores.py (SNS and Roku Pay of the push flows)
 
 `contract` walks real successful flows against a running `souk serve --demo` (started with
 SOUK_APPLE_ROOT_CERTIFICATES=WORK/chain/root.der and the two webhook secrets in the environment)
@@ -691,6 +692,63 @@ def flows_app_transaction(c, chain, buyer):
     c.call("POST", "/commerce/{app}/app-transaction", 401, params=app, json_body={"appTransaction": "a.b.c"})
     c.call("POST", "/commerce/{app}/app-transaction", 404, params={"app": "org.example.none"}, headers=bearer(buyer),
            json_body={"appTransaction": "a.b.c"})
+def fakes_prepare(folder):
+    """The files Tests/stores-e2e/fakestores.py starts with: a Google public key it will not use here, the Roku key."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    os.makedirs(folder, exist_ok=True)
+    public = rsa.generate_private_key(public_exponent=65537, key_size=2048).public_key()
+    with open(os.path.join(folder, "public.pem"), "wb") as handle:
+        handle.write(public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    with open(os.path.join(folder, "secrets.json"), "w") as handle:
+        json.dump({"roku": "roku-key-" + secrets.token_hex(12), "amazon": "amz-secret-" + secrets.token_hex(12)}, handle)
+
+
+def flows_push_notifications(c, souk_bin, work):
+    """Amazon SNS and Roku Pay pushes against Tests/stores-e2e/fakestores.py (SOUK_OPENAPI_FAKES): the server
+    trusts SNS certificates on 127.0.0.1 and asks the fake Roku Pay."""
+    fakes = os.environ.get("SOUK_OPENAPI_FAKES")
+    expect(fakes, "SOUK_OPENAPI_FAKES is not set (scripts/openapi-check.sh starts the fake stores)")
+    app = {"app": STUDIO}
+
+    def control(what, body):
+        answer = c.http.post(f"{fakes}/_control/{what}", json=body, timeout=30)
+        expect(answer.status_code == 200, f"fake control {what}: {answer.status_code}")
+        return answer.json()
+
+    message = json.dumps({"appPackageName": STUDIO, "notificationType": "SUBSCRIPTION_PURCHASED", "appUserId": "amzn-user-contract",
+                          "receiptId": "amzn-receipt-" + secrets.token_hex(4), "relatedReceipts": {}, "timestamp": int(time.time() * 1000),
+                          "betaProductTransaction": False})
+    signed = control("sns/sign", {"Type": "Notification", "Message": message})
+    c.call("POST", "/commerce/{app}/amazon/notifications", 200, params=app, raw=json.dumps(signed), media_type="text/plain")
+    c.call("POST", "/commerce/{app}/amazon/notifications", 200, params=app, raw=json.dumps(signed), media_type="text/plain",
+           note="the same MessageId")
+    forged = dict(signed, Message=message.replace("PURCHASED", "CANCELLED"))
+    c.call("POST", "/commerce/{app}/amazon/notifications", 403, params=app, raw=json.dumps(forged), media_type="text/plain")
+    c.call("POST", "/commerce/{app}/amazon/notifications", 400, params=app, raw="not an SNS message", media_type="text/plain")
+    c.call("POST", "/commerce/{app}/amazon/notifications", 404, params={"app": "org.example.none"}, raw=json.dumps(signed),
+           media_type="text/plain")
+
+    key_path = os.path.join(work, "roku-key")
+    with open(key_path, "w") as handle:
+        handle.write(json.load(open(os.path.join(work, "fakes", "secrets.json")))["roku"] + "\n")
+    souk(souk_bin, "stores", "set", "--app", STUDIO, "--store", "roku", "--partner-api-key-path", key_path)
+    later = int(time.time() * 1000) + 30 * 86_400_000
+    control("roku/transaction", {"transactionId": "roku-contract-1", "productId": "studio-monthly", "isEntitled": True, "cancelled": False,
+                                 "purchaseStatus": "Active", "expirationDate": f"/Date({later}+0000)/", "quantity": 1})
+    push = {"transactionType": "Sale", "transactionId": "roku-contract-1", "productCode": "studio-monthly", "responseKey": secrets.token_hex(16)}
+    deadline = time.time() + 10   # the store settings reach the server with the catalog refresh
+    while True:
+        answer = c.http.post(f"{c.base}/commerce/{STUDIO}/roku/notifications", json=dict(push, responseKey="probe"), timeout=30)
+        if answer.status_code != 400 or time.time() > deadline:
+            break
+        time.sleep(0.2)
+    ack = c.call("POST", "/commerce/{app}/roku/notifications", 200, params=app, json_body=push)
+    expect(ack.text == push["responseKey"] and ack.headers.get("ApiKey"), "Roku's acknowledgement: the responseKey and ApiKey")
+    answer = c.call("POST", "/commerce/{app}/roku/notifications", 400, params=app,
+                    json_body=dict(push, transactionId="roku-fishing", responseKey=secrets.token_hex(16)))
+    expect("ApiKey" not in answer.headers, "a refused Roku notification carries no key")
+    c.call("POST", "/commerce/{app}/roku/notifications", 404, params={"app": "org.example.none"}, json_body=push)
 
 
 def contract(base, spec_path, souk_bin, work):
@@ -711,6 +769,7 @@ def contract(base, spec_path, souk_bin, work):
     rtdn = flows_notifications(c, chain, souk_bin, work)
     flows_offers(c, buyer, other, souk_bin, work)
     flows_app_transaction(c, chain, buyer)
+    flows_push_notifications(c, souk_bin, work)
     c.report(served_document)
     ctx = base64.urlsafe_b64encode(json.dumps({"access_token": buyer}).encode()).decode().rstrip("=")
     with open(os.path.join(work, "fuzz.env"), "w") as handle:
@@ -787,5 +846,7 @@ if __name__ == "__main__":
         contract(*args)
     elif command == "outage" and len(args) == 4:
         outage(*args)
+    elif command == "fakes-prepare" and len(args) == 1:
+        fakes_prepare(*args)
     else:
         fail(__doc__)

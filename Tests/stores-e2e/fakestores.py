@@ -6,6 +6,10 @@ written from the stores' documentation, independent of Souk's Swift fakes:
   `:acknowledge` and `:consume`;
 - Amazon RVS (`/version/1.0/verifyReceiptId/…` and the `/sandbox` path), with its 400/496/497/498 codes;
 - Roku Pay `validate-transaction`;
+- Amazon SNS as an HTTP subscription sees it (AWS's "Verifying the signatures of Amazon SNS messages"):
+  a signing certificate at `/SimpleNotificationService-<id>.pem`, messages signed with SignatureVersion 1
+  (SHA1withRSA) or 2 (SHA256withRSA) on request (`/_control/sns/sign`), and the `SubscribeURL`
+  (`/sns/?Action=ConfirmSubscription&TopicArn=…&Token=…`) answered with SNS's XML;
 - webhook receivers (`POST /hooks/<name>`), which record what they receive and can fail on request.
 
 `/_control/…` lets the check stage purchases, outages (`down`) and receiver failures, and read what
@@ -14,8 +18,12 @@ each store and receiver saw. Run: `fakestores.py PORTFILE SERVICE_ACCOUNT_PUBLIC
 import base64, json, secrets, sys, threading, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import datetime as dt
+
+from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.x509.oid import NameOID
 
 LOCK = threading.Lock()
 STATE = {
@@ -23,6 +31,7 @@ STATE = {
     "google_subscriptions": {},  # token → subscriptionsv2 answer
     "amazon": {},                # receiptId → RVS answer (+ "_userId")
     "roku": {},                  # transactionId → validate-transaction answer
+    "sns_confirmed": [],         # Tokens confirmed at the SubscribeURL
     "down": {},                  # store → status code every request of it answers
     "hooks": {},                 # name → [{"headers", "body"}]
     "hook_failures": {},         # name → how many of the next deliveries answer 500
@@ -30,6 +39,42 @@ STATE = {
     "tokens": set(),             # Google access tokens issued
     "token_calls": 0,
 }
+
+
+SNS_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+SNS_CERT_PATH = "/SimpleNotificationService-7506a1e35b36ef5a444dd1a8e7cc3ed8.pem"
+SNS_TOPIC = "arn:aws:sns:us-east-1:033616359524:LT0XA"
+
+
+def sns_certificate():
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "sns.amazonaws.com")])
+    start = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=1)
+    return (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(SNS_KEY.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(start).not_valid_after(start + dt.timedelta(days=365))
+            .sign(SNS_KEY, hashes.SHA256()).public_bytes(serialization.Encoding.PEM))
+
+
+SNS_CERT = sns_certificate()
+
+
+def sns_sign(fields, base, version="1"):
+    """Signs an SNS message as SNS does: "Key\nValue\n" over the type's fields, RSA PKCS#1 v1.5."""
+    fields = dict(fields)
+    fields.setdefault("MessageId", secrets.token_hex(16))
+    fields.setdefault("TopicArn", SNS_TOPIC)
+    fields.setdefault("Timestamp", rfc3339(int(time.time() * 1000)))
+    if fields["Type"] == "SubscriptionConfirmation":
+        fields.setdefault("Token", secrets.token_hex(32))
+        fields.setdefault("SubscribeURL", f"{base}/sns/?Action=ConfirmSubscription&TopicArn={SNS_TOPIC}&Token={fields['Token']}")
+        keys = ["Message", "MessageId", "SubscribeURL", "Timestamp", "Token", "TopicArn", "Type"]
+    else:
+        keys = ["Message", "MessageId", "Subject", "Timestamp", "TopicArn", "Type"]
+    text = "".join(f"{key}\n{fields[key]}\n" for key in keys if key in fields)
+    digest = hashes.SHA256() if version == "2" else hashes.SHA1()
+    fields["SignatureVersion"] = version
+    fields["Signature"] = base64.b64encode(SNS_KEY.sign(text.encode(), padding.PKCS1v15(), digest)).decode()
+    fields["SigningCertURL"] = base + SNS_CERT_PATH
+    return fields
 
 
 def b64url_decode(text):
@@ -73,6 +118,8 @@ class Handler(BaseHTTPRequestHandler):
             return "amazon"
         if path.startswith("/listen/"):
             return "roku"
+        if path == SNS_CERT_PATH or path.startswith("/sns/"):
+            return "sns"
         return None
 
     def route(self, method):
@@ -95,6 +142,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.amazon(path)
         if store == "roku":
             return self.roku(path)
+        if store == "sns":
+            return self.sns(path, dict(urllib.parse.parse_qsl(url.query)))
         self.answer(404, {"error": "no such path"})
 
     def redacted(self, path):
@@ -197,6 +246,29 @@ class Handler(BaseHTTPRequestHandler):
             answer["OriginalTransactionId"] = answer.pop("originalTransactionId")
         return self.answer(200, answer)
 
+    # MARK: Amazon SNS
+
+    def sns(self, path, query):
+        if path == SNS_CERT_PATH:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-x509-ca-cert")
+            self.send_header("Content-Length", str(len(SNS_CERT)))
+            self.end_headers()
+            return self.wfile.write(SNS_CERT)
+        if query.get("Action") != "ConfirmSubscription" or not query.get("Token"):
+            return self.answer(400, {"error": "not a ConfirmSubscription"})
+        with LOCK:
+            STATE["sns_confirmed"].append(query["Token"])
+        xml = (f'<ConfirmSubscriptionResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><ConfirmSubscriptionResult>'
+               f'<SubscriptionArn>{query.get("TopicArn")}:2bcfbf39</SubscriptionArn></ConfirmSubscriptionResult>'
+               f'<ResponseMetadata><RequestId>075ecce8-8dac-11e1-bf80-f781d96e9307</RequestId></ResponseMetadata>'
+               f'</ConfirmSubscriptionResponse>').encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/xml")
+        self.send_header("Content-Length", str(len(xml)))
+        self.end_headers()
+        self.wfile.write(xml)
+
     # MARK: Webhook receivers
 
     def hook(self, name, body):
@@ -220,6 +292,9 @@ class Handler(BaseHTTPRequestHandler):
                 STATE["amazon"][data["receiptId"]] = data
             elif what == "roku/transaction":
                 STATE["roku"][data["transactionId"]] = data
+            elif what == "sns/sign":
+                version = data.pop("_version", "1")
+                return self.answer(200, sns_sign(data, f"http://{self.headers.get('Host')}", version))
             elif what == "down":
                 STATE["down"][data["store"]] = data.get("status")
             elif what == "hook-failures":

@@ -8,6 +8,9 @@ documentation) — the way an operator configures it and apps and stores use it:
 - Amazon: a purchase without `userId` is a 400; with it, verified at RVS; an RVS outage during intake
   answers 202 and ends in one grant once RVS is back;
 - Roku: a subscription in recovery (entitled, expiry past) keeps access;
+- Amazon Real-Time Notifications over SNS: the subscription confirmed at its SubscribeURL, a signed
+  notification read again at RVS (once, however often SNS delivers it), a forged one a 403;
+- Roku push notifications: acknowledged with the partner API key only for a transaction Roku confirms;
 - Google: the service account's JWT bearer grant, subscriptionsv2, the acknowledgement made by
   Souk's worker, RTDN (a wrong token is a 401; a renewal fetched again; a voided purchase revoked);
 - Apple: App Store Server Notifications V2 signed by an Apple-shaped chain made here (DID_RENEW,
@@ -271,6 +274,49 @@ def check(base, work, souk_bin, fakes_url):
     status, _, body = post_event(base, buyer, cloud_event("roku", "stores.monthly", "stores-monthly", "roku-tx-1"))
     expect(status == 422 and "owned-by-another-account" in str(body), f"a Roku id claimed by another account: {status} {body!r}")
     expect(entitled(base, second, "premium"), "the Roku purchase stays with its buyer")
+
+    # Amazon Real-Time Notifications over SNS, signed by the fake's SNS key (its certificate URL is allowed by
+    # SOUK_AMAZON_SNS_CERT_URL_PATTERN): the confirmation, a renewal read again at RVS, a forgery refused.
+    def sns_post(message):
+        return request("POST", f"{base}/commerce/{APP}/amazon/notifications", json.dumps(message).encode(),
+                       {"Content-Type": "text/plain; charset=UTF-8", "x-amz-sns-message-type": message["Type"]})
+
+    confirmation = fakes.control("sns/sign", {"Type": "SubscriptionConfirmation",
+                                              "Message": "You have chosen to subscribe to the topic. To confirm it, visit the SubscribeURL."})
+    status, _, body = sns_post(confirmation)
+    expect(status == 200 and confirmation["Token"] in fakes.state()["sns_confirmed"], f"SNS confirmation: {status} {body!r}")
+    fakes.control("amazon/receipt", {"receiptId": "amzn-receipt-1", "_userId": "amzn-user-1", "productId": "stores.monthly",
+                                     "productType": "SUBSCRIPTION", "purchaseDate": ms(now()), "renewalDate": ms(now() + dt.timedelta(days=60)),
+                                     "cancelDate": None, "autoRenewing": True, "quantity": 1, "termSku": "stores.monthly.term",
+                                     "term": "1 Month", "testTransaction": False, "betaProduct": False})
+    rtn = json.dumps({"appPackageName": PACKAGE, "notificationType": "SUBSCRIPTION_RENEWED", "appUserId": "amzn-user-1",
+                      "receiptId": "amzn-receipt-1", "relatedReceipts": {}, "timestamp": ms(now()), "betaProductTransaction": False})
+    signed = fakes.control("sns/sign", {"Type": "Notification", "Message": rtn, "_version": "2"})
+    before = sum(1 for entry in fakes.state()["log"] if entry[0] == "amazon")
+    for _ in range(2):  # SNS delivers at least once: the second copy is not read again
+        status, _, body = sns_post(signed)
+        expect(status == 200, f"Amazon notification: {status} {body!r}")
+    # Once (an HTTP client may repeat a request whose answer it lost, hence at most one more).
+    read = sum(1 for entry in fakes.state()["log"] if entry[0] == "amazon") - before
+    expect(1 <= read <= 2, f"the receipt is read again at RVS once, not {read} times")
+    status, _, body = sns_post(dict(signed, Message=rtn.replace("RENEWED", "CANCELLED")))
+    expect(status == 403, f"a forged SNS message must be a 403: {status} {body!r}")
+    listed = souk(souk_bin, "stores", "notifications", "--app", APP, "--store", "amazon").stdout
+    expect("SUBSCRIPTION_RENEWED" in listed and "SubscriptionConfirmation" in listed and "processed" in listed,
+           f"souk stores notifications --store amazon: {listed}")
+    expect(entitled(base, buyer, "premium"), "the renewed Amazon subscription still entitles")
+
+    # Roku push notifications: unauthenticated, so the key is given only for what Roku confirms.
+    response_key = secrets.token_hex(16)
+    push = {"transactionType": "Cancellation", "transactionId": "roku-tx-1", "productCode": "stores-monthly",
+            "customerId": "roku-customer-1", "eventDate": f"/Date({ms(now())}+0000)/", "responseKey": response_key}
+    status, headers, body = request("POST", f"{base}/commerce/{APP}/roku/notifications", push)
+    expect(status == 200 and headers.get("ApiKey") == values["roku"] and body.decode() == response_key,
+           f"Roku acknowledgement: {status} {body!r}")
+    status, headers, body = request("POST", f"{base}/commerce/{APP}/roku/notifications",
+                                    dict(push, transactionId="roku-tx-fishing", responseKey=secrets.token_hex(16)))
+    expect(status == 400 and headers.get("ApiKey") is None and values["roku"] not in body.decode(),
+           f"an unconfirmed Roku notification must be a 400 without the key: {status} {body!r}")
 
     # Google: a subscription through the service account, acknowledged by Souk's worker.
     token1 = "google-token-" + secrets.token_hex(16)

@@ -19,6 +19,11 @@ public struct StoreEndpoints: Sendable, Equatable {
     public var appStoreServerAPIBaseURL = "https://api.storekit.apple.com"
     /// App Store Server API, sandbox.
     public var appStoreServerAPISandboxBaseURL = "https://api.storekit-sandbox.apple.com"
+    /// Where Amazon SNS signing certificates and subscription URLs may be fetched from (a regular
+    /// expression; `amazonSnsCertUrlPattern`). Tests allow their local fake.
+    public var amazonSNSCertURLPattern = AmazonSNSVerifier.defaultPattern
+    /// How long a Roku push notification waits for `validate-transaction` (Roku gives up after 10 s).
+    public var rokuPushDeadline: Duration = .seconds(8)
     public var retry = StoreRetryPolicy()
 
     public init() {}

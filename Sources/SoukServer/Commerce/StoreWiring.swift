@@ -23,7 +23,24 @@ struct StoreWiring {
         return StoreNotificationController(catalogs: runtime.commerceCatalogs, settings: runtime.storeSettings, apple: apple,
                                            notifications: StoreNotificationStore(database: runtime.database),
                                            pushToken: { bearer, audience, email in await push.verify(authorization: bearer, audience: audience, email: email) },
-                                           ring: {})
+                                           ring: {}, push: pushController())
+    }
+
+    /// Amazon's and Roku's push endpoints; nil parts where this process has no verifier for the store.
+    func pushController() -> StorePushController<SoukRequestContext> {
+        let endpoints = runtime.config.commerce.stores
+        // The pattern was checked when the settings were read; a bad one leaves Amazon's endpoint answering 503.
+        let sns = try? AmazonSNSVerifier(pattern: endpoints.amazonSNSCertURLPattern, http: StoreHTTPClient(retry: retry))
+        return StorePushController(catalogs: runtime.commerceCatalogs, settings: runtime.storeSettings,
+                                   notifications: StoreNotificationStore(database: runtime.database), sns: sns,
+                                   amazon: handler(.amazon), roku: handler(.roku), rokuDeadline: endpoints.rokuPushDeadline,
+                                   retry: retry, now: { Date() })
+    }
+
+    func handler(_ store: CommerceStore) -> RereadNotificationHandler? {
+        verifiers.verifier(for: store).map {
+            RereadNotificationHandler(kind: store, verifier: $0, purchases: runtime.purchases, catalogs: runtime.commerceCatalogs)
+        }
     }
 
     func notificationWorker() -> StoreNotificationWorker {
@@ -33,6 +50,9 @@ struct StoreWiring {
         }
         if let google = verifiers.verifier(for: .googlePlay) {
             handlers.append(GoogleNotificationHandler(verifier: google, purchases: runtime.purchases, catalogs: runtime.commerceCatalogs))
+        }
+        for store in [CommerceStore.amazon, .roku] {
+            if let reread = handler(store) { handlers.append(reread) }
         }
         return StoreNotificationWorker(store: StoreNotificationStore(database: runtime.database), handlers: handlers, retry: retry,
                                        logger: runtime.logger)

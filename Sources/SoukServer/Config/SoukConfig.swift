@@ -185,6 +185,7 @@ public struct SoukConfig: Sendable {
         ("amazonRvsBaseUrl", "SOUK_AMAZON_RVS_BASE_URL", "-", "Amazon RVS scheme and host (default https://appstore-sdk.amazon.com)"),
         ("amazonRvsSandboxBaseUrl", "SOUK_AMAZON_RVS_SANDBOX_BASE_URL", "-", "Amazon RVS for sandbox purchases; Souk adds /sandbox/version/1.0/… (default https://appstore-sdk.amazon.com)"),
         ("rokuBaseUrl", "SOUK_ROKU_BASE_URL", "-", "Roku Pay web services scheme and host (default https://apipub.roku.com)"),
+        ("amazonSnsCertUrlPattern", "SOUK_AMAZON_SNS_CERT_URL_PATTERN", "-", "regular expression an Amazon SNS SigningCertURL or SubscribeURL must match to be fetched (default ^https://sns\\.[a-z0-9-]+\\.amazonaws\\.com/)"),
         ("appStoreServerApiBaseUrl", "SOUK_APP_STORE_SERVER_API_BASE_URL", "-", "App Store Server API, production (default https://api.storekit.apple.com)"),
         ("appStoreServerApiSandboxBaseUrl", "SOUK_APP_STORE_SERVER_API_SANDBOX_BASE_URL", "-", "App Store Server API, sandbox (default https://api.storekit-sandbox.apple.com)"),
         ("storeRetryBaseMs", "SOUK_STORE_RETRY_BASE_MS", "-", "first back-off of a failed store call, doubling with jitter; also paces acknowledgements and re-checks (default 1000)"),
@@ -482,6 +483,12 @@ private struct Settings {
         if let url = try await httpURL("amazonRvsBaseUrl") { stores.amazonRVSBaseURL = url }
         if let url = try await httpURL("amazonRvsSandboxBaseUrl") { stores.amazonRVSSandboxBaseURL = url }
         if let url = try await httpURL("rokuBaseUrl") { stores.rokuBaseURL = url }
+        if let pattern = try await string("amazonSnsCertUrlPattern") {
+            guard (try? NSRegularExpression(pattern: pattern)) != nil else {
+                throw error("amazonSnsCertUrlPattern", pattern, "must be a regular expression")
+            }
+            stores.amazonSNSCertURLPattern = pattern
+        }
         if let url = try await httpURL("appStoreServerApiBaseUrl") { stores.appStoreServerAPIBaseURL = url }
         if let url = try await httpURL("appStoreServerApiSandboxBaseUrl") { stores.appStoreServerAPISandboxBaseURL = url }
         let base = try await wholeNumber("storeRetryBaseMs", default: 1000, range: 1...3_600_000)

@@ -18,7 +18,7 @@ public enum StoreNotificationOutcome: Sendable, Equatable {
 /// Turns one stored notification of one store into its effect. A thrown error (a `StoreFault`, an
 /// unreachable database) means "try again later": the worker backs the row off, it is never dropped.
 public protocol StoreNotificationHandler: Sendable {
-    /// `apple_store` or `google_play`.
+    /// `apple_store`, `google_play`, `amazon` or `roku`.
     var store: String { get }
     func handle(_ notification: StoredStoreNotification) async throws -> StoreNotificationOutcome
 }

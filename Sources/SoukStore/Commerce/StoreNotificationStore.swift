@@ -19,7 +19,7 @@ public enum StoreNotificationStatus: String, Sendable, Codable, CaseIterable {
 /// A notification as the route received it, before any processing.
 public struct ReceivedStoreNotification: Sendable, Equatable {
     public var app: String
-    /// `apple_store` or `google_play` (the `StoreKind` raw value).
+    /// `apple_store`, `google_play`, `amazon` or `roku` (the `CommerceStore` raw value).
     public var store: String
     /// Apple `notificationUUID`, Pub/Sub `messageId`: the deduplication key within (app, store).
     public var notificationId: String
@@ -86,16 +86,18 @@ public struct StoreNotificationStore: Sendable {
     }
 
     /// Stores a notification once: a second copy under the same (app, store, notification id) is
-    /// answered `.duplicate` and changes nothing.
-    public func receive(_ notification: ReceivedStoreNotification) async throws -> StoreNotificationReceipt {
+    /// answered `.duplicate` and changes nothing. `holdFor`: seconds the worker leaves the new row
+    /// alone, because the route processes it itself (a route that dies meanwhile leaves it to the worker).
+    public func receive(_ notification: ReceivedStoreNotification, holdFor: TimeInterval = 0) async throws -> StoreNotificationReceipt {
         let id = UUID()
         let at = now()
+        let due = at.addingTimeInterval(holdFor)
         let row = try await database.sql.raw("""
             INSERT INTO store_notifications (id, app, store, notification_id, type, subtype, environment, signed_date, payload,
             status, attempts, next_attempt_at, received_at)
             VALUES (\(bind: id), \(bind: notification.app), \(bind: notification.store), \(bind: notification.notificationId),
             \(bind: notification.type), \(bind: notification.subtype), \(bind: notification.environment), \(bind: notification.signedDate),
-            \(bind: notification.payload), \(bind: StoreNotificationStatus.queued.rawValue), 0, \(bind: at), \(bind: at))
+            \(bind: notification.payload), \(bind: StoreNotificationStatus.queued.rawValue), 0, \(bind: due), \(bind: at))
             ON CONFLICT (app, store, notification_id) DO NOTHING
             RETURNING id
             """).first()
@@ -164,6 +166,14 @@ public struct StoreNotificationStore: Sendable {
             RETURNING id
             """).all()
         return rows.count
+    }
+
+    /// The notification a store sent under `notificationId`, if stored.
+    public func notification(app: String, store: String, notificationId: String) async throws -> StoredStoreNotification? {
+        try await database.sql.raw("""
+            SELECT \(unsafeRaw: Self.columns) FROM store_notifications
+            WHERE app = \(bind: app) AND store = \(bind: store) AND notification_id = \(bind: notificationId)
+            """).first().map(Self.decode)
     }
 
     /// One notification by id.

@@ -32,6 +32,8 @@ struct StoreNotificationController<Context: RequestContext> {
     let pushToken: PushTokenCheck?
     /// Wakes the worker after a new row (it also polls).
     let ring: @Sendable () -> Void
+    /// Amazon's and Roku's endpoints, which read the transaction again before answering.
+    var push: StorePushController<Context>? = nil
     /// Apple's and Pub/Sub's bodies are a few kilobytes; this leaves ample room.
     static var maxBody: Int { 512 * 1024 }
     /// Google's push carries an OIDC token (`Authorization: Bearer`) and the push URL's own `token`.
@@ -40,6 +42,7 @@ struct StoreNotificationController<Context: RequestContext> {
     func addRoutes(to router: Router<Context>) {
         router.post("commerce/:app/apple/notifications") { request, context in try await apple(request, context) }
         router.post("commerce/:app/google/rtdn") { request, context in try await google(request, context) }
+        push?.addRoutes(to: router)
     }
 
     func apple(_ request: Request, _ context: Context) async throws -> Response {
