@@ -25,7 +25,8 @@ extension CatalogFile {
 
     /// The keys each store accepts, in the order they are written.
     public static let storeKeys: [CommerceStore: [StoreKey]] = [
-        .appleStore: [.text("bundleId"), .integer("appAppleId"), .text("keyId"), .text("issuerId"), .secret("privateKey")],
+        .appleStore: [.text("bundleId"), .integer("appAppleId"), .text("keyId"), .text("issuerId"), .secret("privateKey"),
+                      .flag("sendConsumptionInfo"), .text("refundPreference"), .flag("sampleContentProvided")],
         .googlePlay: [.text("packageName"), .secret("serviceAccount"), .secret("rtdnToken"), .text("pushAudience"),
                       .text("pushServiceAccountEmail")],
         .amazon: [.secret("sharedSecret"), .flag("sandbox")],
@@ -78,6 +79,14 @@ extension CatalogFile {
                 }
                 settings.apple = AppleStoreSettings(bundleId: try text("bundleId"), appAppleId: appAppleId, keyId: try text("keyId"),
                                                     issuerId: try text("issuerId"), privateKey: try secret("privateKey"))
+                settings.apple?.sendConsumptionInfo = try fields.bool("sendConsumptionInfo") ?? false
+                settings.apple?.sampleContentProvided = try fields.bool("sampleContentProvided") ?? false
+                if let preference = try text("refundPreference") {
+                    guard let known = AppleStoreSettings.RefundPreference(rawValue: preference) else {
+                        throw CatalogFileError(path: fields.path("refundPreference"), message: "must be decline, grant or prorated")
+                    }
+                    settings.apple?.refundPreference = known
+                }
             case .googlePlay:
                 settings.googlePlay = GooglePlaySettings(packageName: try text("packageName"), serviceAccount: try secret("serviceAccount"),
                                                          rtdnToken: try secret("rtdnToken"), pushAudience: try text("pushAudience"),
@@ -105,7 +114,10 @@ extension CatalogFile {
         if let apple = stores.apple {
             members.append(JSONMember(CommerceStore.appleStore.rawValue, .object(
                 text("bundleId", apple.bundleId) + (apple.appAppleId.map { [JSONMember("appAppleId", .number(String($0)))] } ?? [])
-                    + text("keyId", apple.keyId) + text("issuerId", apple.issuerId) + secret("privateKey", apple.privateKey))))
+                    + text("keyId", apple.keyId) + text("issuerId", apple.issuerId) + secret("privateKey", apple.privateKey)
+                    + (apple.sendConsumptionInfo ? [JSONMember("sendConsumptionInfo", .bool(true))] : [])
+                    + text("refundPreference", apple.refundPreference?.rawValue)
+                    + (apple.sampleContentProvided ? [JSONMember("sampleContentProvided", .bool(true))] : []))))
         }
         if let google = stores.googlePlay {
             members.append(JSONMember(CommerceStore.googlePlay.rawValue, .object(
