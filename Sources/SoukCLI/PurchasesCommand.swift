@@ -8,7 +8,7 @@ import SoukStore
 struct PurchasesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "purchases", abstract: "List, revoke and consume in-app purchases.",
-        subcommands: [List.self, Revoke.self, Consume.self, Events.self]
+        subcommands: [List.self, Revoke.self, Consume.self, Events.self, PurchasesFindCommand.self]
     )
 
     struct List: AsyncParsableCommand {

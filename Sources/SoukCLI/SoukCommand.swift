@@ -13,6 +13,7 @@ public struct SoukCommand: AsyncParsableCommand {
             CatalogCommand.self, PurchasesCommand.self, EntitlementsCommand.self, WebhooksCommand.self, StoresCommand.self,
             ContentCommand.self, SandboxCommand.self, AuditCommand.self, BackupCommand.self,
             ClientsCommand.self,
+            SubscriptionsCommand.self,
         ]
     )
 

@@ -17,13 +17,17 @@ struct StoresNotificationsCommand: AsyncParsableCommand {
     @Option(help: "How many (newest first).") var limit: Int = 100
 
     /// RECEIVED, STORE, ID, TYPE (with subtype), ENVIRONMENT, SIGNED, STATUS, ATTEMPTS, and the
-    /// summary (processed) or last error (queued, failed).
-    static func render(_ notifications: [StoredStoreNotification]) -> String {
+    /// summary (processed) or last error (queued, failed); for Apple's refund requests, Souk's
+    /// answer and Apple's reply after it (`refunds`, by notification id).
+    static func render(_ notifications: [StoredStoreNotification], refunds: [String: AppleConsumptionRequestRecord] = [:]) -> String {
         Table(["RECEIVED", "STORE", "ID", "TYPE", "ENVIRONMENT", "SIGNED", "STATUS", "ATTEMPTS", "DETAIL"], notifications.map { row in
             let type = row.received.subtype.map { "\(row.received.type)/\($0)" } ?? row.received.type
+            var detail = row.lastError ?? row.summary ?? "-"
+            if let refund = refunds[row.received.notificationId], row.received.store == CommerceStore.appleStore.rawValue {
+                detail += " | answer: " + refund.summary
+            }
             return [Table.date(row.receivedAt), row.received.store, row.received.notificationId, type, row.received.environment ?? "-",
-                    Table.date(row.received.signedDate), row.status.rawValue, String(row.attempts),
-                    row.lastError ?? row.summary ?? "-"]
+                    Table.date(row.received.signedDate), row.status.rawValue, String(row.attempts), detail]
         }).render()
     }
 
@@ -40,7 +44,8 @@ struct StoresNotificationsCommand: AsyncParsableCommand {
             if rows.isEmpty {
                 print("No store notifications received for \(app).")
             } else {
-                print(Self.render(rows))
+                let requests = try await AppleConsumptionStore(database: runtime.database).requests(app: app, limit: max(limit, 1000))
+                print(Self.render(rows, refunds: Dictionary(requests.map { ($0.notificationId, $0) }) { first, _ in first }))
             }
         }
     }

@@ -25,6 +25,10 @@ struct StoresSetCommand: AsyncParsableCommand {
     @Option(help: "Apple: the id of the key that signs promotional offers.") var offerKeyId: String?
     @Option(help: "Apple: the promotional offer signing key file (.p8).") var offerPrivateKeyPath: String?
     @Option(help: "Apple: the environment variable holding the promotional offer signing key (PEM).") var offerPrivateKeyEnv: String?
+    @Option(help: "Apple: true when the app asks consent to share consumption data; Souk then answers refund requests.")
+    var sendConsumptionInfo: Bool?
+    @Option(help: "Apple: the refund preference sent with each answer (decline, grant, prorated).") var refundPreference: String?
+    @Option(help: "Apple: true when the app offers a free sample or trial before purchase.") var sampleContentProvided: Bool?
     @Option(help: "Google: the package name.") var packageName: String?
     @Option(help: "Google: the service account's JSON key file.") var serviceAccountPath: String?
     @Option(help: "Google: the environment variable holding the service account's JSON key.") var serviceAccountEnv: String?
@@ -48,11 +52,13 @@ struct StoresSetCommand: AsyncParsableCommand {
             ("packageName", packageName), ("serviceAccountPath", serviceAccountPath), ("serviceAccountEnv", serviceAccountEnv),
             ("rtdnTokenPath", rtdnTokenPath), ("rtdnTokenEnv", rtdnTokenEnv), ("pushAudience", pushAudience),
             ("pushServiceAccountEmail", pushServiceAccountEmail), ("sharedSecretPath", sharedSecretPath), ("sharedSecretEnv", sharedSecretEnv),
-            ("partnerApiKeyPath", partnerApiKeyPath), ("partnerApiKeyEnv", partnerApiKeyEnv),
+            ("partnerApiKeyPath", partnerApiKeyPath), ("partnerApiKeyEnv", partnerApiKeyEnv), ("refundPreference", refundPreference),
         ]
         var changes: [(key: String, value: JSONValue?)] = texts.compactMap { key, value in value.map { (key, .string($0)) } }
         if let appAppleId { changes.append(("appAppleId", .number(appAppleId))) }
         if let sandbox { changes.append(("sandbox", .bool(sandbox))) }
+        if let sendConsumptionInfo { changes.append(("sendConsumptionInfo", .bool(sendConsumptionInfo))) }
+        if let sampleContentProvided { changes.append(("sampleContentProvided", .bool(sampleContentProvided))) }
         changes += unset.map { (Self.camelCase($0), nil) }
         return changes
     }
@@ -151,7 +157,9 @@ struct StoresStatusCommand: AsyncParsableCommand {
             return ["bundleId=\(apple.bundleId ?? "(app)")", "appAppleId=\(apple.appAppleId.map(String.init) ?? "missing")",
                     apple.hasServerAPIKey ? "key \(apple.keyId ?? "")" : "no In-App Purchase key",
                     apple.privateKey.map { secret("privateKey", $0) } ?? "",
-                    apple.offerKeyId.map { "offer key \($0)" } ?? "", apple.offerPrivateKey.map { secret("offerPrivateKey", $0) } ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
+                    apple.offerKeyId.map { "offer key \($0)" } ?? "", apple.offerPrivateKey.map { secret("offerPrivateKey", $0) } ?? "",
+                    apple.sendConsumptionInfo ? "sendConsumptionInfo refundPreference=\(apple.refundPreference?.rawValue ?? "none")" : ""]
+                .filter { !$0.isEmpty }.joined(separator: " ")
         case .googlePlay:
             guard let google = stores.googlePlay else { return "-" }
             return ["packageName=\(google.packageName ?? "missing")", secret("serviceAccount", google.serviceAccount),

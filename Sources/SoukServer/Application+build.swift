@@ -44,6 +44,7 @@ public func buildApplication(
                    WebhookDeliveryWorker(store: WebhookStore(database: runtime.database), retryBase: config.commerce.webhookRetryBase,
                                          retryMax: config.commerce.webhookRetryMax, logger: runtime.logger),
                    stores.notificationWorker(), stores.actionWorker(),
+                   stores.consumptionWorker(), stores.extensionWorker(),
                    MarketplaceRenewalWorker(store: MarketplaceSubscriptionStore(purchases: runtime.purchases), logger: runtime.logger),
                    ReconciliationService(reconciler: stores.reconciler(), interval: .seconds(config.commerce.reconcileIntervalSeconds),
                                          logger: runtime.logger),

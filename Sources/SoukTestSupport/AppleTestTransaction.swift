@@ -33,6 +33,12 @@ public struct AppleTestTransaction: Codable, Sendable, Equatable {
     public var price: Int64?
     /// FREE_TRIAL, PAY_AS_YOU_GO, PAY_UP_FRONT… with `offerType`.
     public var offerDiscountType: String?
+    /// REFUND_FULL, REFUND_PRORATED, FAMILY_REVOKE, with `revocationPercentage` (milliunits).
+    public var revocationType: String?
+    public var revocationPercentage: Int?
+    /// BILLED_UPFRONT or MONTHLY, with `commitmentInfo` for a monthly-billed commitment.
+    public var billingPlanType: String?
+    public var commitmentInfo: AppleTestCommitmentInfo?
 
     /// - Parameters:
     ///   - transactionId: default a fresh random 16-digit id (Apple's ids are decimal strings).
@@ -111,7 +117,23 @@ public struct AppleTestTransaction: Codable, Sendable, Equatable {
              purchaseDate, originalPurchaseDate, expiresDate, quantity
         case rawType = "type"
         case appAccountToken, inAppOwnershipType, signedDate, revocationReason, revocationDate, isUpgraded, offerType,
-             offerIdentifier, environment, storefront, storefrontId, transactionReason, currency, price, offerDiscountType
+             offerIdentifier, environment, storefront, storefrontId, transactionReason, currency, price, offerDiscountType,
+             revocationType, revocationPercentage, billingPlanType, commitmentInfo
+    }
+}
+
+/// A transaction's `commitmentInfo` (Apple's `TransactionCommitmentInfo`).
+public struct AppleTestCommitmentInfo: Codable, Sendable, Equatable {
+    public var billingPeriodNumber: Int
+    public var totalBillingPeriods: Int
+    public var commitmentExpiresDate: Date
+    public var commitmentPrice: Int64
+
+    public init(billingPeriodNumber: Int, totalBillingPeriods: Int, commitmentExpiresDate: Date, commitmentPrice: Int64) {
+        self.billingPeriodNumber = billingPeriodNumber
+        self.totalBillingPeriods = totalBillingPeriods
+        self.commitmentExpiresDate = AppleTestTransaction.wholeMilliseconds(commitmentExpiresDate)
+        self.commitmentPrice = commitmentPrice
     }
 }
 
@@ -165,6 +187,8 @@ public struct AppleTestNotification: Codable, Sendable, Equatable {
         public var signedTransactionInfo: String?
         public var signedRenewalInfo: String?
         public var status: Int?
+        /// CONSUMPTION_REQUEST's reason (UNINTENDED_PURCHASE, FULFILLMENT_ISSUE, …).
+        public var consumptionRequestReason: String?
 
         public init(environment: String, appAppleId: Int64?, bundleId: String, signedTransactionInfo: String? = nil,
                     signedRenewalInfo: String? = nil, status: Int? = nil) {

@@ -85,6 +85,10 @@ import Testing
         Row(type: "CONSUMPTION_REQUEST", subtype: nil, status: nil, autoRenew: nil, product: .consumable, state: nil),
         Row(type: "ONE_TIME_CHARGE", subtype: nil, status: nil, autoRenew: nil, product: .nonConsumable, state: nil),
         Row(type: "ONE_TIME_CHARGE", subtype: nil, status: nil, autoRenew: nil, product: .consumable, state: nil),
+        Row(type: "RESCIND_CONSENT", subtype: nil, status: nil, autoRenew: nil, product: .consumable, state: nil),
+        Row(type: "METADATA_UPDATE", subtype: nil, status: 1, state: .active),
+        Row(type: "MIGRATION", subtype: nil, status: 1, state: .active),
+        Row(type: "PRICE_CHANGE", subtype: nil, status: 1, state: .active),
         Row(type: "SOMETHING_APPLE_ADDS_LATER", subtype: "NEW_SUBTYPE", status: 1, state: nil, purchase: false, known: false),
     ]
 

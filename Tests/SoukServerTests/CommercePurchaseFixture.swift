@@ -36,9 +36,9 @@ struct CommercePurchaseFixture: Sendable {
     ///   - verifiers: wraps the real Apple verifier (fakes: slow, throwing); nil: the configured verifiers.
     static func with(_ backend: TestBackend, catalog: CommerceCatalog = CommerceCatalogSamples.reader,
                      transferPolicy: TransferPolicy = .transfer, verifyTimeoutMilliseconds: Int = 60_000,
-                     verifiers: FakeVerifiers? = nil, configure: @escaping (inout SoukConfig) -> Void = { _ in },
+                     verifiers: FakeVerifiers? = nil, chain given: AppleTestChain? = nil, configure: @escaping (inout SoukConfig) -> Void = { _ in },
                      _ test: @escaping @Sendable (CommercePurchaseFixture) async throws -> Void) async throws {
-        let chain = try AppleTestChain.make()
+        let chain = try given ?? AppleTestChain.make()
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let root = try chain.writeRoot(in: URL(fileURLWithPath: folder.path))

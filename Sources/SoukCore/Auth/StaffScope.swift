@@ -19,12 +19,14 @@ public enum StaffScope {
         case revokeMembership = "revoke-membership"
         case refund
         case signOut = "sign-out"
+        /// Asking the App Store to move the person's subscription renewal dates.
+        case extendSubscriptions = "extend-subscriptions"
 
         /// The lowest role that may take the action at all.
         public var minimumRole: AccountRole {
             switch self {
             case .resetPassword, .grant, .revoke, .signOut: .support
-            case .disable, .enable, .grantMembership, .revokeMembership, .refund: .operator
+            case .disable, .enable, .grantMembership, .revokeMembership, .refund, .extendSubscriptions: .operator
             }
         }
 
@@ -80,6 +82,7 @@ extension StaffScope.Action {
         case .revokeMembership: "revoke a marketplace membership"
         case .refund: "refund"
         case .signOut: "sign an account out"
+        case .extendSubscriptions: "extend subscriptions"
         }
     }
 }

@@ -27,7 +27,8 @@ extension CatalogFile {
     /// The keys each store accepts, in the order they are written.
     public static let storeKeys: [CommerceStore: [StoreKey]] = [
         .appleStore: [.text("bundleId"), .integer("appAppleId"), .text("keyId"), .text("issuerId"), .secret("privateKey"),
-                      .text("offerKeyId"), .secret("offerPrivateKey")],
+                      .text("offerKeyId"), .secret("offerPrivateKey"),
+                      .flag("sendConsumptionInfo"), .text("refundPreference"), .flag("sampleContentProvided")],
         .googlePlay: [.text("packageName"), .secret("serviceAccount"), .secret("rtdnToken"), .text("pushAudience"),
                       .text("pushServiceAccountEmail")],
         .amazon: [.secret("sharedSecret"), .flag("sandbox")],
@@ -81,6 +82,14 @@ extension CatalogFile {
                 settings.apple = AppleStoreSettings(bundleId: try text("bundleId"), appAppleId: appAppleId, keyId: try text("keyId"),
                                                     issuerId: try text("issuerId"), privateKey: try secret("privateKey"),
                                                     offerKeyId: try text("offerKeyId"), offerPrivateKey: try secret("offerPrivateKey"))
+                settings.apple?.sendConsumptionInfo = try fields.bool("sendConsumptionInfo") ?? false
+                settings.apple?.sampleContentProvided = try fields.bool("sampleContentProvided") ?? false
+                if let preference = try text("refundPreference") {
+                    guard let known = AppleStoreSettings.RefundPreference(rawValue: preference) else {
+                        throw CatalogFileError(path: fields.path("refundPreference"), message: "must be decline, grant or prorated")
+                    }
+                    settings.apple?.refundPreference = known
+                }
             case .googlePlay:
                 settings.googlePlay = GooglePlaySettings(packageName: try text("packageName"), serviceAccount: try secret("serviceAccount"),
                                                          rtdnToken: try secret("rtdnToken"), pushAudience: try text("pushAudience"),
@@ -109,7 +118,10 @@ extension CatalogFile {
             members.append(JSONMember(CommerceStore.appleStore.rawValue, .object(
                 text("bundleId", apple.bundleId) + (apple.appAppleId.map { [JSONMember("appAppleId", .number(String($0)))] } ?? [])
                     + text("keyId", apple.keyId) + text("issuerId", apple.issuerId) + secret("privateKey", apple.privateKey)
-                    + text("offerKeyId", apple.offerKeyId) + secret("offerPrivateKey", apple.offerPrivateKey))))
+                    + text("offerKeyId", apple.offerKeyId) + secret("offerPrivateKey", apple.offerPrivateKey)
+                    + (apple.sendConsumptionInfo ? [JSONMember("sendConsumptionInfo", .bool(true))] : [])
+                    + text("refundPreference", apple.refundPreference?.rawValue)
+                    + (apple.sampleContentProvided ? [JSONMember("sampleContentProvided", .bool(true))] : []))))
         }
         if let google = stores.googlePlay {
             members.append(JSONMember(CommerceStore.googlePlay.rawValue, .object(

@@ -65,6 +65,21 @@ public struct AppleStoreSettings: Sendable, Hashable {
         self.privateKey = privateKey
     }
 
+    /// The app asks people's consent to share consumption data, as Apple requires before Souk
+    /// answers a refund request (CONSUMPTION_REQUEST) with Send Consumption Information.
+    public var sendConsumptionInfo = false
+    /// What the app would like Apple to decide on a refund request; nil: no preference is sent.
+    public var refundPreference: RefundPreference?
+    /// The app offers a free sample, trial or description of its content before purchase.
+    public var sampleContentProvided = false
+
+    /// `refundPreference` in the catalog file's words.
+    public enum RefundPreference: String, Sendable, Hashable, CaseIterable {
+        case decline
+        case grant
+        case prorated
+    }
+
     /// Whether the App Store Server API can be called (key id, issuer id and key all set).
     public var hasServerAPIKey: Bool { keyId != nil && issuerId != nil && privateKey != nil }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import NIOHTTP1
 import SoukCore
 
 /// What the App Store Server API said about one request that reached it: the answer, Apple's "not
@@ -265,29 +266,25 @@ public struct AppStoreServerAPIClient: Sendable {
 
     func get<Body: Decodable & Sendable>(_ path: String, environment: CommerceEnvironment, credentials: Credentials, label: String,
                                          as _: Body.Type) async throws(StoreFault) -> AppleAPIAnswer<Body> {
+        try await call(.GET, path, body: nil, environment: environment, credentials: credentials, label: label).decoded(Body.self, label: label)
+    }
+
+    /// One authenticated call: the answer's body when Apple took the request (200, 202), its
+    /// verdict when it refused it (400, 404); what is no verdict throws.
+    func call(_ method: HTTPMethod, _ path: String, body: [UInt8]?, environment: CommerceEnvironment, credentials: Credentials,
+              label: String) async throws(StoreFault) -> AppleAPIAnswer<[UInt8]> {
+        try Self.answer(try await send(method, path, body: body, environment: environment, credentials: credentials, label: label),
+                        label: label)
+    }
+
+    /// The signed request as sent, whatever Apple answered (timeouts, 5xx and 429 are retried, then thrown).
+    func send(_ method: HTTPMethod, _ path: String, body: [UInt8]?, environment: CommerceEnvironment, credentials: Credentials,
+              label: String) async throws(StoreFault) -> StoreResponse {
         let bearer = try token(credentials)
-        let response = try await http.send(.GET, baseURL(environment) + path,
-                                           headers: [("Authorization", "Bearer \(bearer)"), ("Accept", "application/json")],
-                                           label: "\(label) (\(environment.rawValue))")
-        switch response.status {
-        case 200:
-            do {
-                return .found(try JSONDecoder().decode(Body.self, from: Data(response.body)))
-            } catch {
-                throw StoreFault(.unavailable, "\(label): Apple answered 200 with a body Souk cannot read")
-            }
-        case 401:
-            throw StoreFault(.credentials, "Apple refused the In-App Purchase key (401)")
-        case 403:
-            throw StoreFault(.credentials, "Apple refused the In-App Purchase key for this app (403)")
-        case 404:
-            return .notFound
-        case 400:
-            let error = Self.error(in: response.body)
-            return .invalid(errorCode: error.code, message: error.message ?? "Apple refused the request (400)")
-        default:
-            throw StoreFault(.unavailable, "\(label): Apple answered an unexpected status \(response.status)")
-        }
+        var headers = [("Authorization", "Bearer \(bearer)"), ("Accept", "application/json")]
+        if body != nil { headers.append(("Content-Type", "application/json")) }
+        return try await http.send(method, baseURL(environment) + path, headers: headers, body: body,
+                                   label: "\(label) (\(environment.rawValue))")
     }
 
     private func allPages(label: String,

@@ -61,6 +61,12 @@ public enum AppleRevocationType: String, Sendable, Hashable, CaseIterable {
     case familyRevoke = "FAMILY_REVOKE"
 }
 
+/// A transaction's `billingPlanType`.
+public enum AppleBillingPlanType: String, Sendable, Hashable, CaseIterable {
+    case billedUpfront = "BILLED_UPFRONT"
+    case monthly = "MONTHLY"
+}
+
 /// Renewal info's `autoRenewStatus`: 0 off, 1 on.
 public enum AppleAutoRenewStatus: Int, Sendable, Hashable, CaseIterable {
     case off = 0
@@ -112,6 +118,14 @@ public enum AppleNotificationType: String, Sendable, Hashable, CaseIterable {
     case refundReversed = "REFUND_REVERSED"
     case externalPurchaseToken = "EXTERNAL_PURCHASE_TOKEN"
     case oneTimeCharge = "ONE_TIME_CHARGE"
+    /// The customer withdrew the consent to share consumption data (Send Consumption Information).
+    case rescindConsent = "RESCIND_CONSENT"
+    /// Advanced Commerce API: a subscription's metadata changed.
+    case metadataUpdate = "METADATA_UPDATE"
+    /// Advanced Commerce API: a subscription migrated to it.
+    case migration = "MIGRATION"
+    /// Advanced Commerce API: a subscription's price changed.
+    case priceChange = "PRICE_CHANGE"
 }
 
 /// App Store Server Notifications V2 `subtype`.

@@ -21,6 +21,13 @@ public struct AppleNotificationEffect: Sendable, Equatable {
     public var summary: String
     /// Whether Souk knows the type (unknown types are stored and logged, never a crash).
     public var known: Bool
+    /// What a refund or revocation took back (kept on the purchase); nil for other notifications.
+    public var refund: AppleRefundShare?
+    /// The transaction's `billingPlanType` and `commitmentInfo` (kept on the purchase).
+    public var billingPlanType: String?
+    public var commitmentInfo: AppleTransactionCommitmentInfo?
+    /// CONSUMPTION_REQUEST's `consumptionRequestReason`.
+    public var consumptionRequestReason: String?
 
     public init(notificationUUID: String, type: String, subtype: String?, signedDate: Date, environment: CommerceEnvironment?,
                 appAppleId: Int64?, bundleId: String?, purchase: VerifiedPurchase?, reinstates: Bool, summary: String, known: Bool) {
@@ -35,6 +42,34 @@ public struct AppleNotificationEffect: Sendable, Equatable {
         self.reinstates = reinstates
         self.summary = summary
         self.known = known
+    }
+}
+
+/// A refund's extent as Apple states it on the transaction.
+public struct AppleRefundShare: Sendable, Equatable {
+    /// `REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE` (raw), when Apple says.
+    public var revocationType: String?
+    /// Milliunits of a percent (100000 is all), when Apple says.
+    public var percentage: Int?
+    /// Milli-units of `currency`.
+    public var amount: Int64?
+    public var currency: String?
+    /// Access is kept (a prorated refund).
+    public var partial: Bool
+
+    public init(revocationType: String?, percentage: Int?, amount: Int64?, currency: String?, partial: Bool) {
+        self.revocationType = revocationType
+        self.percentage = percentage
+        self.amount = amount
+        self.currency = currency
+        self.partial = partial
+    }
+
+    /// The share a transaction states, nil when it states no refund.
+    public init?(_ transaction: AppleTransactionPayload) {
+        guard transaction.revocationDate != nil || transaction.rawRevocationType != nil else { return nil }
+        self.init(revocationType: transaction.rawRevocationType, percentage: transaction.revocationPercentage,
+                  amount: transaction.refundedAmount, currency: transaction.currency, partial: transaction.isPartialRefund)
     }
 }
 
@@ -65,6 +100,7 @@ public enum AppleNotificationInterpreter {
             effect.summary = label(rawType, subtype) + " → unknown type, stored"
             return .success(effect)
         }
+        effect.consumptionRequestReason = notification.data?.consumptionRequestReason
         guard let data = notification.data, let signedTransaction = data.signedTransactionInfo, let bundleId = data.bundleId else {
             effect.summary = label(rawType, subtype) + (type == .test ? " → answered" : " → no transaction")
             return .success(effect)
@@ -89,9 +125,14 @@ public enum AppleNotificationInterpreter {
         // The statement is as recent as the notification that carries it.
         purchase.signedDate = max(purchase.signedDate, signedDate)
 
+        effect.billingPlanType = transaction.rawBillingPlanType
+        effect.commitmentInfo = transaction.commitmentInfo
         switch type {
         case .refund, .revoke:
-            purchase.revocationDate = transaction.revocationDate ?? signedDate
+            // A prorated refund gives back part of the price; the customer keeps what was bought.
+            effect.refund = AppleRefundShare(transaction) ?? (type == .refund ? AppleRefundShare(
+                revocationType: nil, percentage: nil, amount: transaction.price, currency: transaction.currency, partial: false) : nil)
+            if !transaction.isPartialRefund { purchase.revocationDate = transaction.revocationDate ?? signedDate }
         case .refundReversed:
             purchase.revocationDate = nil
             purchase.revocationReason = nil
@@ -119,6 +160,9 @@ public enum AppleNotificationInterpreter {
             effect.summary = label(rawType, subtype) + " → " + lifecycle.state.rawValue
         } else {
             effect.summary = label(rawType, subtype) + " → " + (purchase.revocationDate != nil ? "revoked" : type == .refundReversed ? "reinstated" : "purchase")
+        }
+        if let refund = effect.refund, refund.partial {
+            effect.summary += "; partial refund" + (refund.percentage.map { " of " + AppleRefundShare.percent($0) } ?? "") + ", access kept"
         }
         effect.purchase = purchase
         return .success(effect)
@@ -151,5 +195,17 @@ public enum AppleNotificationInterpreter {
             return (token.bundleId, token.appAppleId, sandbox ? AppleEnvironment.sandbox.rawValue : AppleEnvironment.production.rawValue)
         }
         return (nil, nil, nil)
+    }
+}
+
+extension AppleRefundShare {
+    /// Milliunits of a percent for people: 40000 → "40 %", 67932 → "67.932 %".
+    public static func percent(_ milliunits: Int) -> String {
+        let whole = milliunits / 1000, fraction = milliunits % 1000
+        guard fraction != 0 else { return "\(whole) %" }
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 3 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(whole).\(digits) %"
     }
 }

@@ -52,7 +52,8 @@ extension AppleStoreVerifier {
         for signed in try await api.refundLookup(transactionId, environment: environment, credentials: credentials) {
             guard case .valid(let transaction) = await verifier.verifyTransaction(signed, bundleId: bundleId, environments: [environment]),
                   case .verified(var purchase) = Self.purchase(from: transaction) else { continue }
-            if purchase.revocationDate == nil { purchase.revocationDate = purchase.signedDate }
+            // A prorated refund is in the refund history too; the customer keeps access then.
+            if purchase.revocationDate == nil, !transaction.isPartialRefund { purchase.revocationDate = purchase.signedDate }
             purchases.append(purchase)
         }
         return purchases

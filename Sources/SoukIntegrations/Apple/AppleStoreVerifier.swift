@@ -192,8 +192,9 @@ public struct AppleStoreVerifier: StoreVerifier {
             purchaseDate: purchaseDate,
             originalPurchaseDate: transaction.originalPurchaseDate,
             expiresDate: transaction.expiresDate,
-            revocationDate: transaction.revocationDate,
-            revocationReason: transaction.rawRevocationReason.map(String.init),
+            // A prorated refund leaves the purchase the customer's: only a full refund or a revocation ends it.
+            revocationDate: transaction.isPartialRefund ? nil : transaction.revocationDate,
+            revocationReason: transaction.isPartialRefund ? nil : transaction.rawRevocationReason.map(String.init),
             quantity: transaction.quantity ?? 1,
             ownershipType: transaction.rawInAppOwnershipType ?? AppleOwnershipType.purchased.rawValue,
             environment: environment,

@@ -42,7 +42,12 @@ public struct AppleTransactionPayload: AppleSignedPayload, Equatable {
     public var appTransactionId: String?
     public var offerPeriod: String?
     public var rawRevocationType: String?
+    /// The refunded share in milliunits of a percent (0…100000): 40000 is 40 %.
     public var revocationPercentage: Int?
+    /// `BILLED_UPFRONT` or `MONTHLY` (a yearly subscription paid monthly).
+    public var rawBillingPlanType: String?
+    /// A monthly-billed commitment's progress and total.
+    public var commitmentInfo: AppleTransactionCommitmentInfo?
 
     public init() {}
 
@@ -54,6 +59,7 @@ public struct AppleTransactionPayload: AppleSignedPayload, Equatable {
         "offerType": .integer, "offerIdentifier": .string, "environment": .string, "storefront": .string, "storefrontId": .string,
         "transactionReason": .string, "currency": .string, "price": .integer, "offerDiscountType": .string,
         "appTransactionId": .string, "offerPeriod": .string, "revocationType": .string, "revocationPercentage": .integer,
+        "billingPlanType": .string,
     ]
 
     public var type: AppleTransactionType? { rawType.flatMap(AppleTransactionType.init(rawValue:)) }
@@ -64,6 +70,26 @@ public struct AppleTransactionPayload: AppleSignedPayload, Equatable {
     public var transactionReason: AppleTransactionReason? { rawTransactionReason.flatMap(AppleTransactionReason.init(rawValue:)) }
     public var offerDiscountType: AppleOfferDiscountType? { rawOfferDiscountType.flatMap(AppleOfferDiscountType.init(rawValue:)) }
     public var revocationType: AppleRevocationType? { rawRevocationType.flatMap(AppleRevocationType.init(rawValue:)) }
+    public var billingPlanType: AppleBillingPlanType? { rawBillingPlanType.flatMap(AppleBillingPlanType.init(rawValue:)) }
+
+    /// A refund of part of the price (`REFUND_PRORATED`, or a share below 100 % without a type):
+    /// the customer keeps access; only a full refund or a revocation ends it.
+    public var isPartialRefund: Bool {
+        guard revocationDate != nil || rawRevocationType != nil else { return false }
+        switch revocationType {
+        case .refundProrated: return true
+        case .refundFull, .familyRevoke: return false
+        case nil: return rawRevocationType == nil && (revocationPercentage.map { $0 < 100_000 } ?? false)
+        }
+    }
+
+    /// The refunded amount in milli-units of `currency`: the price times the refunded share (the
+    /// whole price when Apple gives no share).
+    public var refundedAmount: Int64? {
+        guard let price, revocationDate != nil || rawRevocationType != nil else { return nil }
+        guard let share = revocationPercentage else { return price }
+        return price * Int64(share) / 100_000
+    }
 
     enum CodingKeys: String, CodingKey {
         case transactionId, originalTransactionId, webOrderLineItemId, bundleId, productId,
@@ -84,5 +110,22 @@ public struct AppleTransactionPayload: AppleSignedPayload, Equatable {
         case appTransactionId, offerPeriod
         case rawRevocationType = "revocationType"
         case revocationPercentage
+        case rawBillingPlanType = "billingPlanType"
+        case commitmentInfo
+    }
+}
+
+/// A transaction's `commitmentInfo` (a yearly commitment billed monthly): prices in milli-units.
+public struct AppleTransactionCommitmentInfo: Codable, Sendable, Equatable {
+    public var billingPeriodNumber: Int?
+    public var totalBillingPeriods: Int?
+    public var commitmentExpiresDate: Date?
+    public var commitmentPrice: Int64?
+
+    public init(billingPeriodNumber: Int? = nil, totalBillingPeriods: Int? = nil, commitmentExpiresDate: Date? = nil, commitmentPrice: Int64? = nil) {
+        self.billingPeriodNumber = billingPeriodNumber
+        self.totalBillingPeriods = totalBillingPeriods
+        self.commitmentExpiresDate = commitmentExpiresDate
+        self.commitmentPrice = commitmentPrice
     }
 }

@@ -12,11 +12,15 @@ public struct AppleNotificationHandler: StoreNotificationHandler {
     let verifier: AppleSignedDataVerifier
     let purchases: PurchaseStore
     let catalogs: CommerceCatalogCache
+    /// Where refund requests are recorded for the consumption worker; nil: they are only logged.
+    let consumption: AppleConsumptionStore?
 
-    public init(verifier: AppleSignedDataVerifier, purchases: PurchaseStore, catalogs: CommerceCatalogCache) {
+    public init(verifier: AppleSignedDataVerifier, purchases: PurchaseStore, catalogs: CommerceCatalogCache,
+                consumption: AppleConsumptionStore? = nil) {
         self.verifier = verifier
         self.purchases = purchases
         self.catalogs = catalogs
+        self.consumption = consumption
     }
 
     struct Envelope: Decodable {
@@ -39,15 +43,29 @@ public struct AppleNotificationHandler: StoreNotificationHandler {
         case .failure(let failure): return .ignored("its transaction does not verify: \(failure.reason.rawValue)")
         }
         guard effect.known else { return .ignored(effect.summary) }
-        guard let purchase = effect.purchase else { return .processed(effect.summary) }
         let catalog = try await catalogs.state(app: app)
-        switch try await purchases.apply(purchase, app: app, source: .notification, catalog: catalog, reinstates: effect.reinstates) {
+        var summary = effect.summary
+        switch AppleNotificationType(rawValue: effect.type) {
+        case .consumptionRequest?:
+            summary += "; " + (try await recordRefundRequest(effect, notification: notification, catalog: catalog))
+        case .rescindConsent?:
+            let withdrawn = try await consumption?.rescind(app: app, originalTransactionId: effect.purchase?.originalTransactionId) ?? 0
+            summary += "; consent rescinded" + (withdrawn > 0 ? ", \(withdrawn) refund request(s) left unanswered" : "")
+        default:
+            break
+        }
+        guard let purchase = effect.purchase else { return .processed(summary) }
+        let outcome = try await purchases.apply(purchase, app: app, source: .notification, catalog: catalog, reinstates: effect.reinstates)
+        if case .unknownPurchase = outcome {} else {
+            try await purchases.recordAppleTerms(app: app, transactionId: purchase.transactionId, Self.terms(of: effect))
+        }
+        switch outcome {
         case .applied(_, let events):
-            return .processed(effect.summary + (events.isEmpty ? "" : " (" + events.map(\.rawValue).joined(separator: ", ") + ")"))
+            return .processed(summary + (events.isEmpty ? "" : " (" + events.map(\.rawValue).joined(separator: ", ") + ")"))
         case .unchanged:
-            return .ignored(effect.summary + "; Souk already holds this or a later statement")
+            return .ignored(summary + "; Souk already holds this or a later statement")
         case .unknownPurchase:
-            return .unmatched(effect.summary + "; transaction \(purchase.transactionId) of \(purchase.originalTransactionId) was never reported to Souk")
+            return .unmatched(summary + "; transaction \(purchase.transactionId) of \(purchase.originalTransactionId) was never reported to Souk")
         }
     }
 }

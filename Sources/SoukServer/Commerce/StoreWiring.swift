@@ -46,7 +46,8 @@ struct StoreWiring {
     func notificationWorker() -> StoreNotificationWorker {
         var handlers: [any StoreNotificationHandler] = []
         if let apple {
-            handlers.append(AppleNotificationHandler(verifier: apple, purchases: runtime.purchases, catalogs: runtime.commerceCatalogs))
+            handlers.append(AppleNotificationHandler(verifier: apple, purchases: runtime.purchases, catalogs: runtime.commerceCatalogs,
+                                                     consumption: AppleConsumptionStore(database: runtime.database)))
         }
         if let google = verifiers.verifier(for: .googlePlay) {
             handlers.append(GoogleNotificationHandler(verifier: google, purchases: runtime.purchases, catalogs: runtime.commerceCatalogs))
@@ -62,6 +63,18 @@ struct StoreWiring {
         let performers = CommerceStore.allCases.compactMap { verifiers.verifier(for: $0) as? any StoreActionPerformer }
         return StoreActionWorker(purchases: runtime.purchases, performers: performers, retry: retry, storeStatus: storeStatus,
                                  logger: runtime.logger)
+    }
+
+    /// Answers Apple's refund requests (Send Consumption Information).
+    func consumptionWorker() -> AppleConsumptionWorker {
+        AppleConsumptionWorker(requests: AppleConsumptionStore(database: runtime.database), purchases: runtime.purchases,
+                               settings: runtime.storeSettings, api: AppStoreServerAPIClient(endpoints: runtime.config.commerce.stores),
+                               retry: retry, storeStatus: storeStatus, logger: runtime.logger)
+    }
+
+    /// Follows Apple's mass renewal-date extensions until complete, then moves the entitlements.
+    func extensionWorker() -> AppleExtensionWorker {
+        AppleExtensionWorker(operations: runtime.appleOperations(verifiers: verifiers), logger: runtime.logger)
     }
 
     func reconciler() -> Reconciler {

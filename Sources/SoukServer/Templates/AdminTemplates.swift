@@ -71,12 +71,39 @@ enum AdminTemplates {
             <input id="people-q" name="q" type="text" value="{{query}}" autocomplete="off">
             <button type="submit">Search</button>
             </form>
+            <form method="get" action="/admin/app-store-orders" role="search">
+            <label for="order-id">App Store order id (from the customer's receipt)</label>
+            <input id="order-id" name="order" type="text" autocomplete="off">
+            <label for="order-app">App (bundle id)</label>
+            <input id="order-app" name="app" type="text" autocomplete="off">
+            <button type="submit">Look up</button>
+            </form>
             {{#none}}<p class="muted">No account matches.</p>{{/none}}
             {{^none}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Accounts</caption>
             <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead><tbody>
             {{#people}}<tr><td><a href="/admin/people/{{id}}">{{email}}</a></td><td>{{role}}</td><td>{{status}}</td><td>{{created}}</td></tr>
             {{/people}}</tbody></table></div>{{/none}}
             {{> console-pager}}
+            {{> end}}
+            """,
+        "admin-app-store-order": """
+            {{> start}}
+            {{> console-nav}}
+            <h1>App Store order {{order}}</h1>
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            <form method="get" action="/admin/app-store-orders" role="search">
+            <label for="order-id">App Store order id (from the customer's receipt)</label>
+            <input id="order-id" name="order" type="text" value="{{order}}" autocomplete="off">
+            <label for="order-app">App (bundle id)</label>
+            <input id="order-app" name="app" type="text" value="{{app}}" autocomplete="off">
+            <button type="submit">Look up</button>
+            </form>
+            {{#unknown}}<p class="muted">Apple knows no such order.</p>{{/unknown}}
+            {{#has-transactions}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">The order's purchases</caption>
+            <thead><tr><th scope="col">Transaction</th><th scope="col">Product</th><th scope="col">Purchased</th><th scope="col">Account</th><th scope="col">Status</th></tr></thead><tbody>
+            {{#transactions}}<tr><td>{{transaction}}</td><td>{{product}}</td><td>{{purchased}}</td>
+            <td>{{#person}}<a href="/admin/people/{{person}}">{{email}}</a>{{/person}}{{^person}}never reported to Souk{{/person}}</td><td>{{status}}</td></tr>
+            {{/transactions}}</tbody></table></div>{{/has-transactions}}
             {{> end}}
             """,
         "admin-person": """
@@ -157,6 +184,19 @@ enum AdminTemplates {
             <input id="grant-until" name="until" type="text" placeholder="2027-01-01" autocomplete="off">
             <button type="submit">Grant</button>
             </form>{{/canGrant}}
+            {{#canExtend}}<h3>Extend App Store subscriptions</h3>
+            <p>Asks Apple to move the renewal date of each active App Store subscription of the person in the app; access follows at once.</p>
+            <form method="post" action="/admin/people/{{id}}/extend-subscriptions">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="extend-app">App (bundle id)</label>
+            <select id="extend-app" name="app" required>{{#apps}}<option value="{{app}}">{{app}}</option>{{/apps}}</select>
+            <label for="extend-days">Days (1 to 90)</label>
+            <input id="extend-days" name="days" type="number" min="1" max="90" required>
+            <label for="extend-reason">Reason</label>
+            <select id="extend-reason" name="reason"><option value="3">Service issue or outage</option><option value="1">Customer satisfaction</option>
+            <option value="2">Other</option><option value="0">Undeclared</option></select>
+            <button type="submit" class="secondary">Extend</button>
+            </form>{{/canExtend}}
             {{#canReset}}<h3>Reset password</h3>
             <p>Makes a link, shown once, where the person chooses a new password within 24 hours. The account is signed out
             everywhere and its old password stops working at once.</p>

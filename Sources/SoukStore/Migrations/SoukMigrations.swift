@@ -82,5 +82,10 @@ enum SoukMigrations {
         // 030: OpenID Connect's nonce and authentication time, from the code to the ID token
         UpdateOAuthCodesAddNonceAndAuthTime(),
         UpdateOAuthTokensAddAuthTime(),
+        // 033-035: Apple's refund requests and Souk's answers, refund shares and billing plans on
+        // purchases, renewal-date extensions
+        CreateAppleConsumptionRequests(),
+        UpdatePurchasesAddAppleTerms(),
+        CreateAppleRenewalExtensions(),
     ]
 }

@@ -51,6 +51,7 @@ public final class FakeAppStoreServerAPI: Sendable {
         var subscriptions: [String: Subscription] = [:]
         var tokens: [FakeAppStoreToken] = []
         var signWithWrongKey = false
+        var operations = Operations()
     }
 
     let state = Mutex(State())
@@ -122,6 +123,7 @@ public final class FakeAppStoreServerAPI: Sendable {
                 return try self.page(self.transactions(account: entry.account).filter { $0.revocationDate != nil }, revision: revision)
             }
         }
+        operationRoutes(router)
     }
 
     /// A production and a sandbox App Store Server API for the duration of `body`, which receives
@@ -162,7 +164,7 @@ public final class FakeAppStoreServerAPI: Sendable {
         }
     }
 
-    private func entry(_ id: String) -> Entry? {
+    func entry(_ id: String) -> Entry? {
         state.withLock { state in
             state.entries.first { $0.transaction.transactionId == id || $0.transaction.originalTransactionId == id }
         }
@@ -205,7 +207,7 @@ public final class FakeAppStoreServerAPI: Sendable {
                 "data": groups.keys.sorted().map { ["subscriptionGroupIdentifier": $0, "lastTransactions": groups[$0] ?? []] }]
     }
 
-    private func sign(_ transaction: AppleTestTransaction) -> String {
+    func sign(_ transaction: AppleTestTransaction) -> String {
         var signed = transaction
         signed.signedDate = AppleTestTransaction.wholeMilliseconds(now())
         return sign(AppleTestTransaction.encode(signed))

@@ -97,6 +97,7 @@ extension AdminController {
             "canGrant": try allows(.grant, session: session, on: account),
             "canReset": try allows(.resetPassword, session: session, on: account),
             "canSignOut": try allows(.signOut, session: session, on: account),
+            "canExtend": try allows(.extendSubscriptions, session: session, on: account),
         ]
         values["notice"] = notice
         values["error"] = error

@@ -47,6 +47,8 @@ struct AdminController<Context: RequestContext> {
         router.post("admin/people/:id/enable", use: enable)
         router.post("admin/people/:id/reset-password", use: resetPassword)
         router.post("admin/people/:id/sign-out", use: signOutPerson)
+        router.post("admin/people/:id/extend-subscriptions", use: extendSubscriptions)
+        router.get("admin/app-store-orders", use: appStoreOrder)
         router.get("admin/security", use: security)
         router.post("admin/security/confirm", use: confirmTOTP)
         router.get("admin/audit", use: auditPage)
