@@ -82,5 +82,9 @@ enum SoukMigrations {
         // 030: OpenID Connect's nonce and authentication time, from the code to the ID token
         UpdateOAuthCodesAddNonceAndAuthTime(),
         UpdateOAuthTokensAddAuthTime(),
+        // 037: how far each app's Google Play voided purchases were read
+        CreateGoogleVoidedPositions(),
+        // 038: the purchase option and offer of a Google Play one-time product (productsv2)
+        UpdatePurchasesAddGoogleOffer(),
     ]
 }
