@@ -7,8 +7,8 @@ import SoukStore
 /// `souk purchases …`: the purchases people reported in the apps (issue 11 item 9).
 struct PurchasesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "purchases", abstract: "List, revoke and consume in-app purchases.",
-        subcommands: [List.self, Revoke.self, Consume.self, Events.self, PurchasesFindCommand.self]
+        commandName: "purchases", abstract: "List, find, revoke, refund and consume in-app purchases.",
+        subcommands: [List.self, Revoke.self, Refund.self, Consume.self, Events.self, PurchasesFindCommand.self]
     )
 
     struct List: AsyncParsableCommand {
@@ -67,6 +67,29 @@ struct PurchasesCommand: AsyncParsableCommand {
                     throw CommandFailure("payment \(id) is \(payment.status.rawValue); only granted purchases are revoked")
                 }
                 print("Revoked \(payment.productId) (payment \(id)) at \(Table.date(revokedAt)); access ended")
+            }
+        }
+    }
+
+    struct Refund: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Refund a Google Play purchase at Google (orders.refund, or purchases.subscriptionsv2.revoke for a subscription); access ends when Google confirms it.")
+        @OptionGroup var settings: SettingsOptions
+        @Option(help: "The payment id (as `purchases list` and POST transactions show it).") var id: String
+        @Flag(help: "A subscription: refund the unused time only (proratedRefund) instead of in full (fullRefund).") var prorated = false
+
+        func run() async throws {
+            guard let paymentId = UUID(uuidString: id) else { throw CommandFailure("\(id) is not a payment id (a UUID)") }
+            try await withRuntime(settings) { runtime in
+                let refunds = runtime.storeRefunds(verifiers: try runtime.storeVerifiers())
+                switch try await refunds.refund(paymentId, prorated: prorated, actor: AuditLog.cliActor) {
+                case .success(.revoked(let payment, let method)):
+                    print("Refunded \(payment.productId) (payment \(id)) at Google Play (\(method)); Google confirms it: access ended")
+                case .success(.requested(let payment, let method)):
+                    print("Refund of \(payment.productId) (payment \(id)) requested at Google Play (\(method)); access ends when Google confirms it")
+                case .failure(let failure):
+                    throw CommandFailure(failure.message)
+                }
             }
         }
     }

@@ -9,7 +9,8 @@ import SoukStore
 /// `reconciliation`) and prints what changed. Apple is asked through the App Store Server API
 /// (the app's In-App Purchase key): the latest transaction of each subscription, with its
 /// renewal state; with `--account`, also the customer's whole transaction history (paged by
-/// `revision`) and refund history.
+/// `revision`) and refund history. Without `--account`, Google Play's voided purchases of the app (or
+/// of every app) are read too, from where the server's last listing stopped.
 struct StoresReconcileCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reconcile",
@@ -24,8 +25,13 @@ struct StoresReconcileCommand: AsyncParsableCommand {
             let reconciler = Reconciler(purchases: runtime.purchases, verifiers: try runtime.storeVerifiers(), catalogs: runtime.commerceCatalogs,
                                         storeStatus: StoreStatusStore(database: runtime.database),
                                         retryBase: runtime.config.commerce.stores.retry.base.timeInterval, logger: runtime.logger)
+            let verifiers = try runtime.storeVerifiers()
             let summary = try await reconciler.run(app: app, account: accountId, force: true)
             print("Reconciled: \(summary)")
+            if accountId == nil, let voided = runtime.googleVoidedPoller(verifiers: verifiers, holder: "cli-\(ProcessInfo.processInfo.processIdentifier)") {
+                let read = await voided.run(app: app)
+                if read.apps > 0 { print("Google Play voided purchases: \(read)") }
+            }
             if let accountId {
                 let history = try await reconciler.reconcileAppleHistory(account: accountId, app: app)
                 print("App Store history: \(history.summary)")

@@ -46,7 +46,7 @@ public func buildApplication(
                    stores.notificationWorker(), stores.actionWorker(),
                    stores.consumptionWorker(), stores.extensionWorker(),
                    MarketplaceRenewalWorker(store: MarketplaceSubscriptionStore(purchases: runtime.purchases), logger: runtime.logger),
-                   ReconciliationService(reconciler: stores.reconciler(), interval: .seconds(config.commerce.reconcileIntervalSeconds),
+                   ReconciliationService(reconciler: stores.reconciler(), voided: stores.voidedPoller(), interval: .seconds(config.commerce.reconcileIntervalSeconds),
                                          logger: runtime.logger),
                    CleanupService(cleanup: Cleanup(database: runtime.database),
                                   files: StaleFiles(blobs: runtime.blobs, workFolder: runtime.config.workDir),
@@ -116,7 +116,8 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                             sessions: sessions, keys: runtime.keys, pages: pages, secure: runtime.config.publicURL.hasPrefix("https://"))
         .addRoutes(to: router)
     AccountAPIController(bearer: bearer, catalog: runtime.catalog, details: AccountAPIDetails(runtime: runtime)).addRoutes(to: router)
-    AdminController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now).addRoutes(to: router)
+    AdminController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now, storeVerifiers: purchaseIntake?.verifiers)
+        .addRoutes(to: router)
     let storefront = StorefrontIndex(database: runtime.database, refreshInterval: runtime.config.catalogRefreshInterval, logger: runtime.logger)
     AppPagesController(runtime: runtime, sessions: sessions, pages: pages, storefront: storefront).addRoutes(to: router)
     MarketplaceAppAPI(runtime: runtime, bearer: bearer, storefront: storefront).addRoutes(to: router)

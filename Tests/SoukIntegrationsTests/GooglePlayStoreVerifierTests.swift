@@ -158,8 +158,10 @@ import Testing
 
     // MARK: One-time products
 
-    @Test func oneTimeProductStates() async throws {
+    /// Through `purchases.products` (v1): the app's Play answers 404 for `purchases.productsv2`.
+    @Test func oneTimeProductStatesThroughV1WhereGoogleHasNoV2() async throws {
         try await Self.withPlay { rig in
+            rig.fake.disableProductsV2()
             let bought = rig.now - Self.day
             rig.fake.addProduct(token: "coins", FakeGoogleProduct(productId: "coins.100", orderId: "GPA.5555-6666-7777-88888",
                                                                   purchaseTime: bought, quantity: 2))
@@ -208,7 +210,7 @@ import Testing
             #expect(purchase.storeProductId == "gems" && purchase.transactionId == "GPA.3")
             let paths = rig.faults.requests.map(\.path).filter { $0 != "/token" }
             #expect(paths == ["/androidpublisher/v3/applications/com.example.game/purchases/subscriptionsv2/tokens/tok-1",
-                              "/androidpublisher/v3/applications/com.example.game/purchases/products/gems/tokens/tok-1"])
+                              "/androidpublisher/v3/applications/com.example.game/purchases/productsv2/tokens/tok-1"])
         }
     }
 
@@ -225,7 +227,7 @@ import Testing
             let subscriptionJSON = #"{"orderId":"GPA.1111-2222-3333-44444..2","packageName":"com.example.game","productId":"premium.monthly","purchaseToken":"tok-s","autoRenewing":true}"#
             let subscription = try #require(Self.verified(try await verifier.verify(Self.claim(subscriptionJSON, type: nil))))
             #expect(subscription.type == .autoRenewable)
-            #expect(rig.faults.requests(matching: "/products/").count == 1)
+            #expect(rig.faults.requests(matching: "/productsv2/").count == 1)
             // Some SDKs wrap the purchase JSON: {"json": "<purchase JSON>", "signature": "…"}.
             let wrapped = try String(decoding: JSONSerialization.data(withJSONObject: ["json": productJSON, "signature": "c2ln"]), as: UTF8.self)
             #expect(Self.verified(try await verifier.verify(Self.claim(wrapped, product: "gems", type: .consumable)))?.transactionId == "GPA.4")

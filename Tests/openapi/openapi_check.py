@@ -678,6 +678,8 @@ def flows_offers(c, buyer, other, souk_bin, work):
     c.call("POST", path, 400, params=app, headers=bearer(buyer), json_body={"offerId": "welcome"}, note="no productId")
     c.call("POST", path, 401, params=app, json_body=welcome)
     c.call("POST", path, 404, params={"app": "org.example.none"}, headers=bearer(buyer), json_body=welcome)
+
+
 def flows_app_transaction(c, chain, buyer):
     app = {"app": STUDIO}
     payload = {"receiptType": "Production", "bundleId": STUDIO, "applicationVersion": "3.1", "originalApplicationVersion": "1.0",
@@ -692,6 +694,8 @@ def flows_app_transaction(c, chain, buyer):
     c.call("POST", "/commerce/{app}/app-transaction", 401, params=app, json_body={"appTransaction": "a.b.c"})
     c.call("POST", "/commerce/{app}/app-transaction", 404, params={"app": "org.example.none"}, headers=bearer(buyer),
            json_body={"appTransaction": "a.b.c"})
+
+
 def fakes_prepare(folder):
     """The files Tests/stores-e2e/fakestores.py starts with: a Google public key it will not use here, the Roku key."""
     from cryptography.hazmat.primitives import serialization

@@ -2,8 +2,10 @@
 written from the stores' documentation, independent of Souk's Swift fakes:
 
 - Google: the OAuth token endpoint (JWT bearer grant, RS256 assertion checked against the service
-  account's public key), Android Publisher v3 `purchases.products.get`, `purchases.subscriptionsv2.get`,
-  `:acknowledge` and `:consume`;
+  account's public key), Android Publisher v3 `purchases.products.get`, `purchases.productsv2`
+  (`ProductPurchaseV2`), `purchases.subscriptionsv2.get`, `:acknowledge` and `:consume`,
+  `purchases.voidedpurchases.list` (paged by token), `orders.refund` and
+  `purchases.subscriptionsv2.revoke`;
 - Amazon RVS (`/version/1.0/verifyReceiptId/…` and the `/sandbox` path), with its 400/496/497/498 codes;
 - Roku Pay `validate-transaction`;
 - Amazon SNS as an HTTP subscription sees it (AWS's "Verifying the signatures of Amazon SNS messages"):
@@ -29,6 +31,10 @@ LOCK = threading.Lock()
 STATE = {
     "google_products": {},       # token → products.get answer (+ "_productId")
     "google_subscriptions": {},  # token → subscriptionsv2 answer
+    "google_voided": [],         # VoidedPurchase entries, oldest first
+    "google_page_tokens": {},    # voided list page token → offset
+    "google_refunds": [],        # [orderId, revoke] of each orders.refund
+    "google_revocations": [],    # revocationContext member of each subscriptionsv2.revoke
     "amazon": {},                # receiptId → RVS answer (+ "_userId")
     "roku": {},                  # transactionId → validate-transaction answer
     "sns_confirmed": [],         # Tokens confirmed at the SubscribeURL
@@ -137,7 +143,7 @@ class Handler(BaseHTTPRequestHandler):
         if down:
             return self.answer(down, {"error": "staged outage"})
         if store == "google":
-            return self.google(method, path, body)
+            return self.google(method, path, body, urllib.parse.parse_qs(url.query))
         if store == "amazon":
             return self.amazon(path)
         if store == "roku":
@@ -153,7 +159,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # MARK: Google
 
-    def google(self, method, path, body):
+    def google(self, method, path, body, query=None):
         if path == "/token":
             form = dict(urllib.parse.parse_qsl(body.decode()))
             if form.get("grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer":
@@ -178,10 +184,18 @@ class Handler(BaseHTTPRequestHandler):
             if bearer not in STATE["tokens"]:
                 return self.answer(401, {"error": {"code": 401, "message": "Request had invalid authentication credentials."}})
         parts = path.split("/")
-        # /androidpublisher/v3/applications/{pkg}/purchases/{kind}/…
-        package, kind = parts[4], parts[6]
+        # /androidpublisher/v3/applications/{pkg}/purchases/{kind}/… or …/{pkg}/orders/{orderId}:refund
+        package, kind = parts[4], parts[6] if parts[5] == "purchases" else parts[5]
         if package != self.secrets.get("package"):
             return self.answer(404, {"error": {"code": 404, "message": "No application was found for the given package name."}})
+        if parts[5] == "orders":
+            return self.google_refund(parts[6], (query or {}).get("revoke", ["false"])[0] == "true")
+        if kind == "voidedpurchases":
+            return self.google_voided(query or {})
+        if kind == "productsv2":
+            return self.google_product_v2(parts[-1])
+        if kind == "subscriptionsv2" and parts[-1].endswith(":revoke"):
+            return self.google_revoke(parts[-1].split(":", 1)[0], body)
         action = None
         if ":" in parts[-1]:
             parts[-1], action = parts[-1].split(":", 1)
@@ -208,6 +222,92 @@ class Handler(BaseHTTPRequestHandler):
                 purchase["consumptionState"] = 1
                 return self.answer(200, {})
             return self.answer(200, {k: v for k, v in purchase.items() if not k.startswith("_")})
+
+    def google_void(self, token, order_id, subscription=False):
+        # Called with LOCK held. Voided by the developer (voidedSource 1), reason "other" (0).
+        STATE["google_voided"].append({"kind": "androidpublisher#voidedPurchase", "purchaseToken": token, "orderId": order_id,
+                                       "purchaseTimeMillis": str(int(time.time() * 1000) - 60000),
+                                       "voidedTimeMillis": str(int(time.time() * 1000)), "voidedSource": 1, "voidedReason": 0,
+                                       "_subscription": subscription})
+
+    def google_voided(self, query):
+        # purchases.voidedpurchases.list: startTime (at most 30 days back), token, maxResults, type (1: with subscriptions),
+        # includeQuantityBasedPartialRefund; oldest first, paged by tokenPagination.nextPageToken.
+        first = lambda name, default=None: query.get(name, [default])[0]
+        now_ms = int(time.time() * 1000)
+        start = int(first("startTime", now_ms - 30 * 86400000))
+        with LOCK:
+            offset = 0
+            if first("token"):
+                if first("token") not in STATE["google_page_tokens"]:
+                    return self.answer(400, {"error": {"code": 400, "message": "Invalid page token.", "status": "INVALID_ARGUMENT"}})
+                offset = STATE["google_page_tokens"][first("token")]
+            elif start < now_ms - 30 * 86400000 - 60000:
+                return self.answer(400, {"error": {"code": 400, "message": "startTime is too old.", "status": "INVALID_ARGUMENT"}})
+            size = min(int(first("maxResults", 1000)), STATE.get("google_voided_page", 1000))
+            matching = [v for v in STATE["google_voided"] if int(v["voidedTimeMillis"]) >= start
+                        and (first("type", "0") == "1" or not v["_subscription"])
+                        and (first("includeQuantityBasedPartialRefund") == "true" or "voidedQuantity" not in v)]
+            page = [{k: v for k, v in entry.items() if not k.startswith("_")} for entry in matching[offset:offset + size]]
+            answer = {"pageInfo": {"totalResults": len(matching), "resultPerPage": size, "startIndex": offset}, "voidedPurchases": page}
+            if offset + len(page) < len(matching):
+                token = "page-" + secrets.token_hex(8)
+                STATE["google_page_tokens"][token] = offset + len(page)
+                answer["tokenPagination"] = {"nextPageToken": token}
+        return self.answer(200, answer)
+
+    def google_refund(self, order_and_action, revoke):
+        # orders.refund: POST …/orders/{orderId}:refund?revoke=true, an empty answer.
+        order_id, _, action = order_and_action.partition(":")
+        with LOCK:
+            found = [(t, p) for t, p in STATE["google_products"].items() if p.get("orderId") == order_id]
+            if action != "refund" or not found:
+                return self.answer(404, {"error": {"code": 404, "message": "Order not found.", "status": "NOT_FOUND"}})
+            token, purchase = found[0]
+            if purchase["purchaseState"] != 0:
+                return self.answer(400, {"error": {"code": 400, "message": "The order is already refunded.", "status": "FAILED_PRECONDITION"}})
+            STATE["google_refunds"].append([order_id, revoke])
+            if revoke:
+                purchase["purchaseState"] = 1
+            self.google_void(token, order_id)
+        return self.answer(200, {})
+
+    def google_revoke(self, token, body):
+        # purchases.subscriptionsv2.revoke: {"revocationContext": {"fullRefund": {}} | {"proratedRefund": {}}}.
+        context = (json.loads(body or b"{}").get("revocationContext") or {})
+        if len(context) != 1 or next(iter(context)) not in ("fullRefund", "proratedRefund", "itemBasedRefund"):
+            return self.answer(400, {"error": {"code": 400, "message": "Invalid revocationContext.", "status": "INVALID_ARGUMENT"}})
+        with LOCK:
+            purchase = STATE["google_subscriptions"].get(token)
+            if purchase is None:
+                return self.answer(404, {"error": {"code": 404, "message": "Not found.", "status": "NOT_FOUND"}})
+            purchase["subscriptionState"] = "SUBSCRIPTION_STATE_EXPIRED"
+            for item in purchase["lineItems"]:
+                item["expiryTime"] = rfc3339(int(time.time() * 1000))
+            STATE["google_revocations"].append(next(iter(context)))
+            self.google_void(token, purchase.get("latestOrderId"), subscription=True)
+        return self.answer(200, {})
+
+    def google_product_v2(self, token):
+        # purchases.productsv2: the one-time purchase as ProductPurchaseV2.
+        with LOCK:
+            purchase = STATE["google_products"].get(token)
+            if purchase is None:
+                return self.answer(404, {"error": {"code": 404, "message": "Not found.", "status": "NOT_FOUND"}})
+            offer = {"quantity": purchase.get("quantity", 1), "refundableQuantity": 0 if purchase["purchaseState"] == 1 else purchase.get("quantity", 1),
+                     "consumptionState": "CONSUMPTION_STATE_CONSUMED" if purchase.get("consumptionState") == 1
+                     else "CONSUMPTION_STATE_YET_TO_BE_CONSUMED"}
+            for name in ("purchaseOptionId", "offerId"):
+                if purchase.get("_" + name):
+                    offer[name] = purchase["_" + name]
+            answer = {"kind": "androidpublisher#productPurchaseV2", "regionCode": purchase.get("regionCode", "US"),
+                      "orderId": purchase.get("orderId"),
+                      "purchaseStateContext": {"purchaseState": {0: "PURCHASED", 1: "CANCELLED", 2: "PENDING"}[purchase["purchaseState"]]},
+                      "purchaseCompletionTime": rfc3339(int(purchase["purchaseTimeMillis"])),
+                      "acknowledgementState": "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED" if purchase.get("acknowledgementState") == 1
+                      else "ACKNOWLEDGEMENT_STATE_PENDING",
+                      "productLineItem": [{"productId": purchase["_productId"], "productOfferDetails": offer}]}
+        return self.answer(200, answer)
 
     # MARK: Amazon
 
@@ -288,6 +388,13 @@ class Handler(BaseHTTPRequestHandler):
                 STATE["google_subscriptions"][data.pop("_token")] = data
             elif what == "google/product":
                 STATE["google_products"][data.pop("_token")] = data
+            elif what == "google/void":
+                # Google voids a one-time purchase on its own (a chargeback): cancelled and listed, no RTDN.
+                purchase = STATE["google_products"][data["token"]]
+                purchase["purchaseState"] = 1
+                self.google_void(data["token"], purchase.get("orderId"))
+            elif what == "google/voided-page-size":
+                STATE["google_voided_page"] = data["size"]
             elif what == "amazon/receipt":
                 STATE["amazon"][data["receiptId"]] = data
             elif what == "roku/transaction":

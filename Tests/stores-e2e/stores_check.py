@@ -356,6 +356,36 @@ def check(base, work, souk_bin, fakes_url):
     expect(status in (200, 204), f"RTDN voided: {status} {body!r}")
     eventually(lambda: not entitled(base, third, "premium"), "a voided Google purchase ends access")
 
+    # Google one-time products: read through purchases.productsv2, refunded by the operator at Google
+    # (`souk purchases refund`: orders.refund with revoke=true), and voided by Google with no RTDN at all
+    # (found by the voided-purchases listing of `souk stores reconcile`).
+    def google_book(token, order):
+        fakes.control("google/product", {"_token": token, "_productId": "book", "_purchaseOptionId": "buy", "_offerId": "launch",
+                                         "kind": "androidpublisher#productPurchase", "purchaseTimeMillis": str(ms(now())),
+                                         "purchaseState": 0, "consumptionState": 0, "orderId": order, "acknowledgementState": 0,
+                                         "quantity": 1, "regionCode": "US"})
+        status, _, body = post_event(base, third, cloud_event("google_play", "stores.book", "book", order, token))
+        expect(status == 201, f"Google one-time purchase: {status} {body!r}")
+        return json.loads(body)["data"]["id"]
+
+    def books_revoked():
+        status, _, body = request("GET", f"{base}/commerce/{APP}/customer", headers={"Authorization": f"Bearer {third}"})
+        books = [p for p in json.loads(body)["purchases"] if p["productId"] == "stores.book"]
+        return [p["revokedAt"] is not None for p in books]
+
+    refund_payment = google_book("google-book-" + secrets.token_hex(16), "GPA.5555-0000-0000-00001")
+    refunded = souk(souk_bin, "purchases", "refund", "--id", refund_payment).stdout
+    expect("access ended" in refunded, f"souk purchases refund: {refunded}")
+    expect(fakes.state()["google_refunds"] == [["GPA.5555-0000-0000-00001", True]], "orders.refund with revoke=true, once")
+    voided_token = "google-book-" + secrets.token_hex(16)
+    google_book(voided_token, "GPA.5555-0000-0000-00002")
+    expect(books_revoked() == [True, False], f"one book refunded, one kept: {books_revoked()}")
+    fakes.control("google/void", {"token": voided_token})
+    reconciled = souk(souk_bin, "stores", "reconcile", "--app", APP).stdout
+    expect("Google Play voided purchases" in reconciled, f"souk stores reconcile lists the voided purchases: {reconciled}")
+    expect(books_revoked() == [True, True], f"a purchase Google voided without RTDN is revoked: {books_revoked()}")
+    outputs += [refunded, reconciled]
+
     # Apple: a subscription, then notifications V2.
     apple_account = "fourth@example.com"
     souk(souk_bin, "accounts", "create", "--email", apple_account, "--password", "stores check password")

@@ -73,6 +73,10 @@ public struct VerifiedPurchase: Sendable, Equatable {
     public var acknowledged: Bool?
     /// false: a consumable the store still holds as owned (Google consumptionState 0); nil: n/a.
     public var consumed: Bool?
+    /// Google Play one-time products (`purchases.productsv2`): the purchase option and the offer it
+    /// was bought through; nil where the store says none.
+    public var purchaseOptionId: String?
+    public var offerId: String?
 
     public init(store: CommerceStore, transactionId: String, originalTransactionId: String, storeProductId: String,
                 type: ProductType?, purchaseDate: Date, originalPurchaseDate: Date? = nil, expiresDate: Date? = nil,

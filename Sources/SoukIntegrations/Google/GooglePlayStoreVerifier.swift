@@ -8,7 +8,8 @@ import SoukCore
 /// `productId`, `packageName`, `orderId`; a `{"json": "…"}` wrapper as some SDKs send is unwrapped) or the
 /// bare purchase token; its `transactionId` is the order id, used only when Google gives none.
 ///
-/// Which endpoint: the catalog's type decides (consumable / non-consumable → `purchases.products`,
+/// Which endpoint: the catalog's type decides (consumable / non-consumable → `purchases.productsv2`, falling
+/// back to `purchases.products` where Google does not answer v2,
 /// auto-renewable → `purchases.subscriptionsv2`). Without a type (restore) or for non-renewing (Google
 /// sells those as prepaid subscription plans or as products), the purchase JSON's `autoRenewing` key —
 /// present only on subscriptions — picks the first endpoint, and a 400/404/410 there tries the other.
@@ -58,9 +59,8 @@ public struct GooglePlayStoreVerifier: StoreVerifier {
                 case .rejected(let status, let reason): lastRejection = (status, reason)
                 }
             case .product:
-                switch try await client.productPurchase(package: package, productId: productId, token: receipt.token) {
-                case .found(let product):
-                    return .verified(try productPurchase(product, productId: productId, claim: claim, receipt: receipt, package: package))
+                switch try await readProduct(client, package: package, productId: productId, claim: claim, receipt: receipt) {
+                case .found(let purchase): return .verified(purchase)
                 case .rejected(let status, let reason): lastRejection = (status, reason)
                 }
             }

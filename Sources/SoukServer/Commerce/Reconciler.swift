@@ -171,28 +171,37 @@ extension Reconciler {
     }
 }
 
-/// Runs the `Reconciler` every `reconcileIntervalSeconds` in each process; the leases keep
-/// processes from checking the same purchase.
+/// Runs the `Reconciler` every `reconcileIntervalSeconds` in each process, then reads Google Play's
+/// voided purchases (`voided`); the leases keep processes from checking the same purchase or
+/// listing the same app.
 public struct ReconciliationService: PollingWorker {
     let reconciler: Reconciler
+    let voided: GoogleVoidedPurchasesPoller?
     public let interval: Duration
     let logger: Logger
 
-    public init(reconciler: Reconciler, interval: Duration, logger: Logger) {
+    public init(reconciler: Reconciler, voided: GoogleVoidedPurchasesPoller? = nil, interval: Duration, logger: Logger) {
         self.reconciler = reconciler
+        self.voided = voided
         self.interval = interval
         self.logger = logger
     }
 
     @discardableResult
     public func processDue() async -> Int {
+        var done = 0
         do {
             let summary = try await reconciler.run()
             if summary.checked > 0 { logger.info("reconciliation", metadata: ["summary": "\(summary)"]) }
-            return summary.checked
+            done += summary.checked
         } catch {
             logger.error("reconciliation cannot run now", metadata: ["error": "\(String(reflecting: error))"])
-            return 0
         }
+        if let voided {
+            let summary = await voided.run()
+            if summary.read > 0 { logger.info("Google Play voided purchases", metadata: ["summary": "\(summary)"]) }
+            done += summary.revoked + summary.partial
+        }
+        return done
     }
 }

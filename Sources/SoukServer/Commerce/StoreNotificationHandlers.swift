@@ -99,6 +99,10 @@ public struct GoogleNotificationHandler: StoreNotificationHandler {
             return .processed("test notification")
         case .other(let field):
             return .ignored("\(field) is a kind Souk does not handle")
+        case .voided(_, _, _, 2?):
+            // A quantity-based partial refund: RTDN does not say how many were refunded, so the purchase stays;
+            // the voided-purchases listing (`voidedQuantity`) takes back what was refunded.
+            return .processed("partial refund: its quantity is taken back by the voided-purchases listing")
         case .voided(let token, let orderId, let productType, _):
             // A voided subscription ends (the order named and whatever period is running); a one-time purchase is its token.
             let revoked = try await purchases.revokeAtStore(app: app, store: .googlePlay, storeReference: token, transactionId: orderId,

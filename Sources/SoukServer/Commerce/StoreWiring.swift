@@ -77,6 +77,11 @@ struct StoreWiring {
         AppleExtensionWorker(operations: runtime.appleOperations(verifiers: verifiers), logger: runtime.logger)
     }
 
+    /// Google Play's voided purchases of every app with a catalog, when Google is verified here.
+    func voidedPoller() -> GoogleVoidedPurchasesPoller? {
+        runtime.googleVoidedPoller(verifiers: verifiers)
+    }
+
     func reconciler() -> Reconciler {
         Reconciler(purchases: runtime.purchases, verifiers: verifiers, catalogs: runtime.commerceCatalogs, storeStatus: storeStatus,
                    retryBase: retry.base.timeInterval,

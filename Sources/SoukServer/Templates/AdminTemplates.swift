@@ -145,7 +145,9 @@ enum AdminTemplates {
             {{^purchases}}<p class="muted">No in-app purchases.</p>{{/purchases}}
             {{#has-purchases}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">In-app purchases</caption>
             <thead><tr><th scope="col">App</th><th scope="col">Product</th><th scope="col">Store</th><th scope="col">Status</th><th scope="col">Date</th><th scope="col">Revoked</th></tr></thead><tbody>{{/has-purchases}}
-            {{#purchases}}<tr><td>{{app}}</td><td>{{product}}</td><td>{{store}}</td><td>{{status}}</td><td>{{date}}</td><td>{{revoked}}</td></tr>{{/purchases}}
+            {{#purchases}}<tr><td>{{app}}</td><td>{{product}}</td><td>{{store}}</td><td>{{status}}{{#refundable}}
+            <form method="post" action="/admin/people/{{person}}/purchases/{{payment}}/refund" class="inline"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            {{#subscription}}<label><input type="checkbox" name="prorated" value="on"> unused time only</label> {{/subscription}}<button type="submit" class="secondary">Refund at Google Play<span class="visually-hidden"> {{product}}</span></button></form>{{/refundable}}</td><td>{{date}}</td><td>{{revoked}}</td></tr>{{/purchases}}
             {{#has-purchases}}</tbody></table></div>{{/has-purchases}}
             <h2>Marketplace orders</h2>
             {{^orders}}<p class="muted">No marketplace orders.</p>{{/orders}}

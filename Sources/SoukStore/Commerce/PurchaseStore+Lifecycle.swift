@@ -236,6 +236,8 @@ extension PurchaseStore {
             .set("next_check_at", to: SQLBind(next))
         if let reference = verified.storeReference { update = update.set("store_reference", to: reference) }
         if let linked = verified.linkedStoreReference { update = update.set("linked_store_reference", to: linked) }
+        if let option = verified.purchaseOptionId { update = update.set("store_purchase_option_id", to: option) }
+        if let offer = verified.offerId { update = update.set("store_offer_id", to: offer) }
         // What Souk owes the store (Google): an acknowledgement, a consumption; the worker takes it from here.
         var owed = false
         if verified.acknowledged == false, verified.revocationDate == nil {

@@ -87,5 +87,9 @@ enum SoukMigrations {
         CreateAppleConsumptionRequests(),
         UpdatePurchasesAddAppleTerms(),
         CreateAppleRenewalExtensions(),
+        // 037: how far each app's Google Play voided purchases were read
+        CreateGoogleVoidedPositions(),
+        // 038: the purchase option and offer of a Google Play one-time product (productsv2)
+        UpdatePurchasesAddGoogleOffer(),
     ]
 }

@@ -18,9 +18,17 @@ public struct FakeGoogleProduct: Sendable, Equatable {
     public var purchaseType: Int?
     public var quantity: Int
     public var obfuscatedExternalAccountId: String?
+    /// `purchases.productsv2`: the purchase option and offer the product was bought through.
+    public var purchaseOptionId: String?
+    public var offerId: String?
+    /// How many of `quantity` may still be refunded (`refundableQuantity`).
+    public var refundableQuantity: Int?
 
     public init(productId: String, orderId: String?, purchaseState: Int = 0, consumptionState: Int = 0, acknowledgementState: Int = 0,
-                purchaseTime: Date, purchaseType: Int? = nil, quantity: Int = 1, obfuscatedExternalAccountId: String? = nil) {
+                purchaseTime: Date, purchaseType: Int? = nil, quantity: Int = 1, obfuscatedExternalAccountId: String? = nil,
+                purchaseOptionId: String? = nil, offerId: String? = nil) {
+        self.purchaseOptionId = purchaseOptionId
+        self.offerId = offerId
         self.productId = productId
         self.orderId = orderId
         self.purchaseState = purchaseState
@@ -154,6 +162,18 @@ public final class FakeGooglePlay: Sendable {
         var tokensIssued = 0
         var rateLimited: [Int] = []
         var refuseAllTokens = false
+        /// `purchases.voidedpurchases.list`: what Google voided, in the order it happened.
+        var voided: [FakeGoogleVoided] = []
+        var voidedPageSize = 1000
+        /// Page tokens handed out: token → (offset, startTime it belongs to).
+        var pageTokens: [String: (offset: Int, start: Int64)] = [:]
+        /// false: `purchases.productsv2` answers 404, as for an app Google does not serve v2 for.
+        var productsV2 = true
+        var revocations: [String] = []
+        /// Orders refunded through `orders.refund`; with `deferVoids`, what waits for `settleRefunds()`.
+        var refundedOrders: Set<String> = []
+        var deferVoids = false
+        var deferred: [String] = []
     }
 
     let state = Mutex(State())
@@ -302,6 +322,7 @@ public final class FakeGooglePlay: Sendable {
                 return FakeStoreServer.json(object: subscription.json)
             }
         }
+        orderRoutes(router)
         router.post("\(app)/subscriptions/:subscription/tokens/:token") { request, context in
             self.purchases(request, context) { state, tokenAndAction in
                 guard let (token, action) = Self.split(tokenAndAction), action == "acknowledge" else { return Self.error(404, "notFound") }

@@ -58,9 +58,13 @@ extension AdminController {
         }
         let licenses = try await LicenseStore(database: runtime.database).list(accountID: id, limit: 1000).filter { $0.isLive(at: at) }
             .map { ["license": String($0.licenseId), "app": String($0.appleItemId), "device": $0.deviceId, "expires": format($0.expiresAt)] }
-        let purchases = try await runtime.purchases.list(account: id, limit: 200).map { purchase in
+        let purchases = try await runtime.purchases.list(account: id, limit: 200).map { purchase -> [String: Any] in
             ["app": purchase.app, "product": purchase.productId, "store": purchase.store.rawValue, "status": purchase.status.rawValue,
-             "date": format(purchase.purchaseDate ?? purchase.createdAt), "revoked": purchase.revokedAt.map(format) ?? ""]
+             "date": format(purchase.purchaseDate ?? purchase.createdAt), "revoked": purchase.revokedAt.map(format) ?? "",
+             // A Google Play purchase is refunded at Google from here (StoreRefunds); other stores refund in their own consoles.
+             "refundable": canRefund && purchase.store == .googlePlay && purchase.status == .granted && purchase.revokedAt == nil,
+             "subscription": purchase.productType == .autoRenewable || purchase.expiresDate != nil,
+             "payment": purchase.paymentId.uuidString.lowercased(), "person": id.uuidString.lowercased(), "csrfToken": csrf]
         }
         let orders = try await MarketplaceOrderStore(database: runtime.database).orders(account: id).map { order in
             ["app": String(order.appleItemId), "price": Price(currency: order.price.currency, amount: order.amountPaid ?? order.price.amount).formatted,

@@ -4,8 +4,8 @@ import SoukCore
 import SoukIntegrations
 import SoukStore
 
-/// Refunding a person's app order or membership plan through the processor that took the payment
-/// (operators only).
+/// Refunding a person's app order or membership plan through the processor that took the payment,
+/// or a Google Play in-app purchase at Google (operators only).
 /// Development orders are refunded at once. Stripe orders are asked of Stripe (`POST /v1/refunds`,
 /// one idempotency key per order, so a repeated click refunds once); the order changes when Stripe's
 /// `charge.refunded` webhook arrives, as for a refund made in Stripe's dashboard. If Stripe cannot
@@ -14,6 +14,41 @@ extension AdminController {
     func addRefundRoutes(to router: Router<Context>) {
         router.post("admin/people/:id/orders/:order/refund", use: refundOrder)
         router.post("admin/people/:id/plans/:plan/refund", use: refundPlan)
+        router.post("admin/people/:id/purchases/:payment/refund", use: refundPurchase)
+    }
+
+    /// Refunds a person's Google Play purchase at Google (operators), as `souk purchases refund`
+    /// does (`StoreRefunds`): `orders.refund` for a one-time product, `purchases.subscriptionsv2.revoke`
+    /// for a subscription (`prorated=on`: the unused time only). Access ends when Google confirms
+    /// it; no answer from Google refunds nothing (503), a refusal is shown as Google gave it (502).
+    @Sendable func refundPurchase(_ request: Request, context: Context) async throws -> Response {
+        let (session, form) = try await gate.form(request, context: context)
+        let account = try await requirePerson(context)
+        try await authorize(.refund, session: session, on: account)
+        guard let paymentId = context.parameters.get("payment").flatMap(UUID.init(uuidString:)) else {
+            throw Problem(.notFound, "This person has no purchase with this id.")
+        }
+        let refunds = runtime.storeRefunds(verifiers: try storeVerifiers ?? runtime.storeVerifiers())
+        let prorated = ["on", "true", "1"].contains(form["prorated"] ?? "")
+        func page(error: String?, notice: String?, status: HTTPResponse.Status) async throws -> Response {
+            try await personPage(session: session, account: account, notice: notice, error: error, status: status)
+        }
+        switch try await refunds.refund(paymentId, prorated: prorated, actor: session.actor, account: try account.requireID()) {
+        case .success(.revoked(let payment, let method)):
+            return try await page(error: nil, notice: "Refunded \(payment.productId) at Google Play (\(method)); Google confirms it, so access ended.",
+                                  status: .ok)
+        case .success(.requested(let payment, let method)):
+            return try await page(error: nil, notice: "Refund of \(payment.productId) requested at Google Play (\(method)); access ends when Google confirms it.",
+                                  status: .ok)
+        case .failure(let failure):
+            switch failure.kind {
+            case .notFound: throw Problem(.notFound, "This person has no purchase with this id.")
+            case .conflict: return try await page(error: failure.message, notice: nil, status: .conflict)
+            case .badRequest: return try await page(error: failure.message, notice: nil, status: .badRequest)
+            case .unavailable: return try await page(error: failure.message, notice: nil, status: .serviceUnavailable)
+            case .refused: return try await page(error: failure.message, notice: nil, status: .badGateway)
+            }
+        }
     }
 
     @Sendable func refundOrder(_ request: Request, context: Context) async throws -> Response {

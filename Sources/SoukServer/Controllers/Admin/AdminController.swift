@@ -14,8 +14,12 @@ struct AdminController<Context: RequestContext> {
     let audit: AuditLog
     let now: @Sendable () -> Date
     let dashboardCache = DashboardCache()
+    /// The stores' verifiers refunds are asked through (the server's; nil: built from the settings when needed).
+    let storeVerifiers: StoreVerifiers?
 
-    init(runtime: SoukRuntime, sessions: WebSessionStore, pages: Pages, now: @escaping @Sendable () -> Date) {
+    init(runtime: SoukRuntime, sessions: WebSessionStore, pages: Pages, now: @escaping @Sendable () -> Date,
+         storeVerifiers: StoreVerifiers? = nil) {
+        self.storeVerifiers = storeVerifiers
         self.runtime = runtime
         self.sessions = sessions
         self.pages = pages
