@@ -88,9 +88,13 @@ import Testing
             #expect(abs(record.deadline.timeIntervalSince(record.requestedAt) - 12 * 3600) < 1)
 
             // What the operator sees (souk stores notifications): the request, Souk's answer and Apple's reply.
-            let notifications = try await StoreNotificationStore(database: fixture.runtime.database).notifications(app: Self.app, store: nil, limit: 10)
-            #expect(notifications.first { $0.received.notificationId == "refund-1" }?.summary?
-                .contains("refund request (UNINTENDED_PURCHASE) recorded, answer due by") == true)
+            // The notification's summary is written once its handler returns, which may be after the
+            // worker has already answered the request it recorded.
+            try await StoreLifecycleServerTests.eventually("the notification is summarised") {
+                let notifications = try await StoreNotificationStore(database: fixture.runtime.database).notifications(app: Self.app, store: nil, limit: 10)
+                return notifications.first { $0.received.notificationId == "refund-1" }?.summary?
+                    .contains("refund request (UNINTENDED_PURCHASE) recorded, answer due by") == true
+            }
             #expect(record.summary.hasPrefix("answered; sent v2 {") && record.summary.contains("\"consumptionPercentage\":40000")
                     && record.summary.hasSuffix("Apple: 202 Accepted"))
 

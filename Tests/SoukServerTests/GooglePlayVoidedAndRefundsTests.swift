@@ -135,8 +135,8 @@ import Testing
             // Another process (a restart) goes on from that page.
             let asked = rig.faults.requests(matching: "/purchases/voidedpurchases").count
             let rest = await rig.poller(holder: "second").run()
-            #expect(rest.read == 3 && rest.failed == 0)
             let queries = rig.faults.requests(matching: "/purchases/voidedpurchases").map(\.query)
+            #expect(rest.read == 3 && rest.failed == 0, "\(first) \(rest) \(asked) \(queries)")
             #expect(queries.count == asked + 2 && queries[asked].contains("token=\(stopped.pageToken ?? "-")"))
             #expect(queries.allSatisfy { $0.contains("type=1") && $0.contains("includeQuantityBasedPartialRefund=true") })
             #expect(first.revoked + rest.revoked == 3 && first.partial + rest.partial == 1 && first.unmatched + rest.unmatched == 1)

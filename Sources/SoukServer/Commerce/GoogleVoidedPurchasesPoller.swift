@@ -104,7 +104,10 @@ public struct GoogleVoidedPurchasesPoller: Sendable {
         var position = try await positions.position(app: app) ?? GoogleVoidedPosition()
         var start: Int64
         var token: String?
-        if let pageToken = position.pageToken, let pageStart = position.pageStartMillis, pageStart >= floor {
+        // A listing that began at an earlier run's floor goes on with its page token while that start is
+        // still inside Google's 30 days (the floor itself has moved on since, by the time between runs).
+        let oldest = Int64((now().timeIntervalSince1970 - Self.window) * 1000)
+        if let pageToken = position.pageToken, let pageStart = position.pageStartMillis, pageStart > oldest {
             start = pageStart
             token = pageToken
         } else {
