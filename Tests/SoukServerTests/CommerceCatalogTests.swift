@@ -159,6 +159,11 @@ import Testing
             #expect(ids == (0..<45).map { "item.\($0)" })
             let bad = try await client.execute(uri: "/commerce/\(app)/products?page=0", method: .get)
             #expect(bad.status == .badRequest)
+            // A page number whose offset overflows (found by schemathesis) is an empty last page, not a crash.
+            let far = try await client.execute(uri: "/commerce/\(app)/products?page=6165903546708930560&store=google_play", method: .get)
+            #expect(far.status == .ok)
+            let farFeed = try #require(try Self.json(far) as? [String: Any])
+            #expect((farFeed["entry"] as? [Any])?.isEmpty == true && farFeed["next"] == nil)
         }
     }
 

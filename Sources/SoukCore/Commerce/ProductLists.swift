@@ -36,10 +36,18 @@ public enum ProductLists {
         Int64(state.modifiedAt.timeIntervalSince1970.rounded(.down))
     }
 
+    /// Where page `page` (from 1) of `size` items starts; where the product overflows, `Int.max / 2`:
+    /// past any list, with room left for a limit added to it (`offset..<offset + limit`). So a page
+    /// number from a query (`?page=6165903546708930560`) reads an empty page instead of trapping.
+    public static func offset(page: Int, size: Int) -> Int {
+        let (offset, overflow) = (max(page, 1) - 1).multipliedReportingOverflow(by: size)
+        return overflow || offset > Int.max / 2 ? Int.max / 2 : offset
+    }
+
     /// One page of a feed of `count` entries: the range of entries to show and whether more follow.
     public static func page(count: Int, offset: Int, limit: Int) -> (range: Range<Int>, hasMore: Bool) {
         let start = min(max(offset, 0), count)
-        let end = min(start + max(limit, 1), count)
+        let end = start + min(max(limit, 1), count - start)
         return (start..<end, end < count)
     }
 }

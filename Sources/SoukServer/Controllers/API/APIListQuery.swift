@@ -55,7 +55,7 @@ struct APIListQuery: Sendable {
 
     /// The ids of one page of `ids`, and the URL of the next page (nil on the last).
     func page(of ids: [UInt64], publicURL: String) -> (ids: ArraySlice<UInt64>, next: String?) {
-        let start = min(ids.count, (page - 1).multipliedReportingOverflow(by: pageSize).overflow ? ids.count : (page - 1) * pageSize)
+        let start = min(ids.count, ProductLists.offset(page: page, size: pageSize))
         let end = min(ids.count, start + pageSize)
         guard end < ids.count else { return (ids[start..<end], nil) }
         var items: [URLQueryItem] = []

@@ -36,7 +36,7 @@ extension AdminController {
                           entered: [String: String] = [:]) async throws -> Response {
         let query = request.uri.queryParameters["q"].map(String.init) ?? ""
         let page = Self.page(request)
-        let found = try await runtime.catalog.consoleApps(matching: query, limit: Self.pageSize + 1, offset: (page - 1) * Self.pageSize)
+        let found = try await runtime.catalog.consoleApps(matching: query, limit: Self.pageSize + 1, offset: ProductLists.offset(page: page, size: Self.pageSize))
         var values: [String: Any] = [
             "query": query,
             "apps": found.prefix(Self.pageSize).map { app in

@@ -12,7 +12,7 @@ extension AdminController {
         let query = request.uri.queryParameters["q"].map(String.init) ?? ""
         let page = Self.page(request)
         let found = try await PeopleDirectory(database: runtime.database).search(query, limit: Self.pageSize + 1,
-                                                                                 offset: (page - 1) * Self.pageSize)
+                                                                                 offset: ProductLists.offset(page: page, size: Self.pageSize))
         return try await render("admin-people", session: session, title: "People", [
             "query": query,
             "people": try found.prefix(Self.pageSize).map { account in

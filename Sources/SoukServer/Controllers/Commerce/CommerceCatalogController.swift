@@ -46,7 +46,7 @@ struct CommerceCatalogController<Context: RequestContext> {
             throw Problem(.badRequest, "page must be a whole number from 1.")
         }
         let products = ProductLists.onSale(state, store: store)
-        let (range, hasMore) = ProductLists.page(count: products.count, offset: (page - 1) * Self.pageSize, limit: Self.pageSize)
+        let (range, hasMore) = ProductLists.page(count: products.count, offset: ProductLists.offset(page: page, size: Self.pageSize), limit: Self.pageSize)
         let next = hasMore ? nextURL(app: state.app, request: request, page: page + 1) : nil
         let feed = ProductFeed(app: state.app, provider: providerName, products: products[range], store: store, next: next)
         return try conditional(request, state: state, list: "feed.\(store?.rawValue ?? "all").\(page)") {

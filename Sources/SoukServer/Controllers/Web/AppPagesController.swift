@@ -176,10 +176,10 @@ struct AppPagesController<Context: RequestContext> {
     @Sendable func sitemapPage(_ request: Request, context: Context) async throws -> Response {
         let paths = try await sitemapPaths()
         guard let page = context.parameters.get("page").flatMap({ Int($0) }), page >= 1,
-              (page - 1) * Self.sitemapPageSize < paths.count, paths.count > Self.sitemapPageSize else {
+              ProductLists.offset(page: page, size: Self.sitemapPageSize) < paths.count, paths.count > Self.sitemapPageSize else {
             throw Problem(.notFound, "No such sitemap.")
         }
-        let start = (page - 1) * Self.sitemapPageSize
+        let start = ProductLists.offset(page: page, size: Self.sitemapPageSize)
         return Self.xmlResponse(Self.urlset(Array(paths[start..<min(paths.count, start + Self.sitemapPageSize)]), base: base))
     }
 
