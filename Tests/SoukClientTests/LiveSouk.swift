@@ -3,7 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 import HummingbirdTesting
-import OpenAPIURLSession
 import SoukClient
 import SoukCore
 import SoukServer
@@ -26,13 +25,8 @@ struct LiveSouk: Sendable {
         SoukClient(serverURL: serverURL, accessToken: accessToken ?? self.accessToken, transport: Self.transport)
     }
 
-    /// URLSession's default minute per request is too short for a test server sharing two loaded
-    /// cores with the rest of the suite (a run timed out so): five minutes.
-    static let transport: URLSessionTransport = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 300
-        return URLSessionTransport(configuration: .init(session: URLSession(configuration: configuration)))
-    }()
+    /// Five minutes per request: a test server shares two loaded cores with the rest of the suite.
+    static let transport = PatientTransport(timeout: 300)
 
     /// An Apple transaction of the reader product `productId`, signed by `chain`, bought a minute ago.
     func signedTransaction(_ productId: String, id: String = AppleTestTransaction.randomId()) -> (sku: String, id: String, jws: String) {
