@@ -38,17 +38,8 @@ public struct AppleConsumptionWorker: PollingWorker {
 
     @discardableResult
     public func processDue() async -> Int {
-        var settled = 0
-        do {
-            while !Task.isCancelled {
-                let due = try await requests.claimDue(limit: 20)
-                if due.isEmpty { break }
-                for request in due where await answer(request) { settled += 1 }
-            }
-        } catch {
-            logger.error("refund requests cannot be answered now", metadata: ["error": "\(String(reflecting: error))"])
-        }
-        return settled
+        await drain(logger: logger, failure: "refund requests cannot be answered now",
+                    claim: { try await requests.claimDue(limit: 20) }, handle: answer)
     }
 
     /// Answers one claimed request; true when it was settled.

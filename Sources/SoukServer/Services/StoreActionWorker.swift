@@ -56,17 +56,8 @@ public struct StoreActionWorker: PollingWorker {
 
     @discardableResult
     public func processDue() async -> Int {
-        var done = 0
-        do {
-            while !Task.isCancelled {
-                let actions = try await purchases.claimStoreActions(limit: 20)
-                if actions.isEmpty { break }
-                for action in actions where await perform(action) { done += 1 }
-            }
-        } catch {
-            logger.error("store actions cannot be taken now", metadata: ["error": "\(String(reflecting: error))"])
-        }
-        return done
+        await drain(logger: logger, failure: "store actions cannot be taken now",
+                    claim: { try await purchases.claimStoreActions(limit: 20) }, handle: perform)
     }
 
     /// Takes one claimed action; true when the store took it.
