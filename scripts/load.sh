@@ -24,8 +24,9 @@
 #   version each), `souk bench seed-purchases` (TOKENS accounts with in-app purchases and access
 #   tokens minted by the token store, lifetime one year), then SQL `INSERT … SELECT … FROM
 #   generate_series` for the other accounts, the install ledger (`installs`) and one live license
-#   per install (`licenses`), with every constraint, foreign key and index of the migrated schema
-#   in place; then `souk apps set-price` for the apps checkouts buy (kept out of every install).
+#   per install (`licenses`), each into its table with only the primary key (scripts/load/
+#   indexes-off.sql), the secondary indexes, unique constraints and foreign keys put back after it
+#   (indexes-on.sql): the same schema, built in one sort per index; then `souk apps set-price` for the apps checkouts buy (kept out of every install).
 # - Requests come from files made by scripts/load/prepare.py (a sample of seeded devices, their
 #   installed apps and licenses; renewal envelopes sealed like a device's) and are sent by one wrk
 #   process per endpoint (scripts/load/requests.lua), all at once, on the same 2 cores as the
@@ -157,11 +158,20 @@ seed() {
     sql -v n=$((ACCOUNTS - TOKENS)) -f scripts/load/seed-accounts.sql
     echo "other accounts (SQL): $(since "$t") s"
     t=$(date +%s.%N)
+    sql -v table=installs -f scripts/load/indexes-off.sql
     sql -v per=$PER_ACCOUNT -v free=$FREE_APPS -f scripts/load/seed-installs.sql
-    echo "installs (SQL): $(since "$t") s"
+    echo "installs (SQL, without secondary indexes and foreign keys): $(since "$t") s"
     t=$(date +%s.%N)
+    sql -v table=installs -f scripts/load/indexes-on.sql
+    echo "installs' indexes and constraints put back: $(since "$t") s"
+    t=$(date +%s.%N)
+    sql -v table=licenses -f scripts/load/indexes-off.sql
     sql -v per=$PER_ACCOUNT -v free=$FREE_APPS -f scripts/load/seed-licenses.sql
-    echo "licenses (SQL): $(since "$t") s"
+    echo "licenses (SQL, without secondary indexes and foreign keys): $(since "$t") s"
+    t=$(date +%s.%N)
+    sql -v table=licenses -f scripts/load/indexes-on.sql
+    sql -c "DROP TABLE load_deferred"
+    echo "licenses' indexes and constraints put back: $(since "$t") s"
     t=$(date +%s.%N)
     superuser -d souk -c "VACUUM (ANALYZE)"
     echo "VACUUM (ANALYZE): $(since "$t") s"

@@ -47,7 +47,7 @@ struct LiveSouk: Sendable {
         let (location, drop) = try await backend.makeLocation(dataDir: folder.path)
         var config = SoukConfig(dataDir: folder.path + "/data", port: 0, publicURL: "https://souk.test", database: location)
         config.catalogRefreshMilliseconds = 0
-        // Many servers share two cores in a test run (docs/development.md, "Tests on a busy machine").
+        // Many servers share two cores in a test run (docs/development.md, "Test layout").
         config.databasePoolWaitSeconds = 120
         config.commerce.appleRootCertificates = [root]
         let runtime = try await SoukRuntime.open(config, logger: testLogger(), migrate: true)

@@ -11,7 +11,7 @@ import OpenAPIRuntime
 /// `timeoutInterval`, and on Linux (swift-corelibs-foundation) a request's own interval wins over
 /// the session's `timeoutIntervalForRequest`, so a session setting alone cannot lengthen it. A test
 /// server sharing two loaded cores with the rest of the suite can take longer than a minute
-/// (docs/development.md, "Tests on a busy machine").
+/// (docs/development.md, "Test layout").
 struct PatientTransport: ClientTransport {
     let session: URLSession
     let timeout: TimeInterval

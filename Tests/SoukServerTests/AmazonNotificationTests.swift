@@ -161,7 +161,7 @@ import Testing
             // RVS is back: SNS's next delivery (or the worker, whichever comes first) settles it, once.
             push.stores.recover()
             #expect(try await push.push("amazon", body).status == .ok)
-            try await Push.eventually("the kept notification is processed") { try await push.stored(.amazon).first?.status == .processed }
+            try await eventually("the kept notification is processed") { try await push.stored(.amazon).first?.status == .processed }
             #expect(!(try await push.fixture.isEntitled(push.fixture.alice, to: "reader.monthly")))
             #expect(try await push.stored(.amazon).count == 1)
         }

@@ -142,7 +142,7 @@ final class FakeAppStoreConnect: Sendable {
     static func settle(_ runtime: SoukRuntime, _ id: String,
                        until done: @escaping (AppStoreConnectEventRecord) -> Bool = { $0.state == .done }) async throws -> AppStoreConnectEventRecord {
         let store = AppStoreConnectEventStore(database: runtime.database)
-        for _ in 0..<200 {
+        for _ in 0..<2400 {  // two minutes at most: a loaded machine lags by tens of seconds
             await AppStoreConnectEventProcessor(runtime: runtime, client: try runtime.appStoreConnectClient()).processDue()
             if let record = try await store.record(eventId: id), done(record) { return record }
             try await Task.sleep(for: .milliseconds(50))

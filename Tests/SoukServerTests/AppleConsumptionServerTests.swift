@@ -76,7 +76,7 @@ import Testing
         try await Self.with(backend, apple: { $0.sendConsumptionInfo = true; $0.refundPreference = .prorated }) { fixture, fake in
             let transaction = try await Self.coins(fixture, fake)
             try await Self.requestRefund(fixture, transaction, uuid: "refund-1")
-            try await StoreLifecycleServerTests.eventually("the refund request is answered") {
+            try await eventually("the refund request is answered") {
                 try await Self.requests(fixture).first?.status == .answered
             }
             let sent = try #require(fake.consumptionAnswers.first)
@@ -90,7 +90,7 @@ import Testing
             // What the operator sees (souk stores notifications): the request, Souk's answer and Apple's reply.
             // The notification's summary is written once its handler returns, which may be after the
             // worker has already answered the request it recorded.
-            try await StoreLifecycleServerTests.eventually("the notification is summarised") {
+            try await eventually("the notification is summarised") {
                 let notifications = try await StoreNotificationStore(database: fixture.runtime.database).notifications(app: Self.app, store: nil, limit: 10)
                 return notifications.first { $0.received.notificationId == "refund-1" }?.summary?
                     .contains("refund request (UNINTENDED_PURCHASE) recorded, answer due by") == true
@@ -110,7 +110,7 @@ import Testing
         try await Self.with(backend, apple: { $0.refundPreference = .decline }) { fixture, fake in
             let transaction = try await Self.coins(fixture, fake)
             try await Self.requestRefund(fixture, transaction)
-            try await StoreLifecycleServerTests.eventually("the refund request is recorded") {
+            try await eventually("the refund request is recorded") {
                 try await Self.requests(fixture).first?.status == .notAnswered
             }
             #expect(try await Self.requests(fixture).first?.detail?.contains("sendConsumptionInfo is off") == true)
@@ -125,13 +125,13 @@ import Testing
             let transaction = try await Self.coins(fixture, fake)
             faults.down()
             try await Self.requestRefund(fixture, transaction)
-            try await StoreLifecycleServerTests.eventually("an attempt failed and is to be retried") {
+            try await eventually("an attempt failed and is to be retried") {
                 guard let record = try await Self.requests(fixture).first else { return false }
                 return record.status == .pending && record.attempts >= 2 && record.reply?.contains("503") == true
             }
             #expect(fake.consumptionAnswers.isEmpty)
             faults.recover()
-            try await StoreLifecycleServerTests.eventually("the refund request is answered once Apple is back") {
+            try await eventually("the refund request is answered once Apple is back") {
                 try await Self.requests(fixture).first?.status == .answered
             }
             // No preference configured: none is sent.

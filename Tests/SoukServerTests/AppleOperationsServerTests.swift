@@ -69,7 +69,7 @@ import Testing
             #expect(row.status == .pending && row.productId == "com.example.reader.monthly")
             #expect(fake.massExtensions.first?.requestIdentifier == row.requestIdentifier)
             // The server's extension worker reads Apple's status, then moves both subscriptions.
-            try await StoreLifecycleServerTests.eventually("the mass extension completes") {
+            try await eventually("the mass extension completes") {
                 try await AppleRenewalExtensionStore(database: fixture.runtime.database).request(id: row.id)?.status == .complete
             }
             let done = try #require(try await AppleRenewalExtensionStore(database: fixture.runtime.database).request(id: row.id))

@@ -38,11 +38,9 @@ import Testing
             #expect(response.status == .ok, "\(subtype): \(String(buffer: response.body))")
             let count = sent.next()
             let notifications = StoreNotificationStore(database: fixture.runtime.database)
-            for _ in 0..<200 {
-                if try await notifications.notifications(app: AppleRenewalStatusTests.app).filter({ $0.status != .queued }).count >= count { return }
-                try await Task.sleep(for: .milliseconds(100))
+            try await eventually("\(count) notifications processed") {
+                try await notifications.notifications(app: AppleRenewalStatusTests.app).filter({ $0.status != .queued }).count >= count
             }
-            Issue.record("\(count) notifications not processed in 20 s")
         }
 
         func events() async throws -> [LifecycleEventType] {

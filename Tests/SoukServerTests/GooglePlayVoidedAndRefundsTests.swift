@@ -59,11 +59,11 @@ import Testing
 
         /// The server lists the voided purchases once as it starts: the test begins when that run is over.
         func afterTheServersFirstListing() async throws {
-            try await StoreLifecycleServerTests.eventually("the server's first listing") {
+            try await eventually("the server's first listing") {
                 try await positions.position(app: GooglePlayVoidedAndRefundsTests.app) != nil
             }
             let lease = MaintenanceLease(database: fixture.runtime.database)
-            try await StoreLifecycleServerTests.eventually("the server's listing released its lease") {
+            try await eventually("the server's listing released its lease") {
                 try await lease.claim("google-voided:\(GooglePlayVoidedAndRefundsTests.app)", holder: "probe", for: 60)
             }
             try await lease.release("google-voided:\(GooglePlayVoidedAndRefundsTests.app)", holder: "probe")

@@ -45,7 +45,7 @@ struct ServerFixture {
         // (ConsoleTwoFactorTests) turn it back on.
         config.consoleRequiresTwoFactor = false
         // Many servers share two cores in a test run: a connection can be minutes away without
-        // anything being wrong (docs/development.md, "Tests on a busy machine").
+        // anything being wrong (docs/development.md, "Test layout").
         config.databasePoolWaitSeconds = 120
         configure(&config)
         let runtime = try await SoukRuntime.open(config, logger: testLogger(), migrate: true)

@@ -75,15 +75,6 @@ import Testing
         }
     }
 
-    /// Waits (at most 20 s) for what the server's own workers do.
-    static func eventually(_ what: Comment, _ check: () async throws -> Bool) async throws {
-        for _ in 0..<200 {
-            if try await check() { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        Issue.record(what)
-    }
-
     @Test(arguments: TestBackend.available)
     func aStoreFaultKeepsTheIntakePendingAndTellsTheOperator(backend: TestBackend) async throws {
         try await Self.with(backend) { fixture, google in
@@ -96,7 +87,7 @@ import Testing
 
             // The store is back: the server's pending worker grants it once, with its initial purchase event.
             google.next(.success(.verified(Self.subscription("GPA.1", original: "GPA.1", expires: Date().addingTimeInterval(86_400)))))
-            try await Self.eventually("the pending purchase is granted") { try await fixture.isEntitled(fixture.alice, to: "reader.monthly") }
+            try await eventually("the pending purchase is granted") { try await fixture.isEntitled(fixture.alice, to: "reader.monthly") }
             #expect(try await StoreStatusStore(database: fixture.runtime.database).list(app: Self.app).first?.isFailing == false)
             let events = try await CommerceEventStore(database: fixture.runtime.database).list(account: fixture.alice.account, app: Self.app, limit: 10)
             #expect(events.map(\.type) == [.initialPurchase] && events.first?.source == .intake)
@@ -117,7 +108,7 @@ import Testing
 
             // The server's store-action worker: refused once (the operator sees it), then acknowledged, once.
             // The store records the call before the worker writes its answer down: wait for both.
-            try await Self.eventually("the acknowledgement is taken and recorded") {
+            try await eventually("the acknowledgement is taken and recorded") {
                 let recorded = try await purchases.list(app: Self.app).first?.storeAcknowledged == true
                 return recorded && google.actions == [.acknowledge]
             }
@@ -253,7 +244,7 @@ import Testing
             }
             func entitled() async throws -> Bool { try await fixture.isEntitled(fixture.alice, to: "reader.monthly") }
             func settled(_ count: Int) async throws {
-                try await Self.eventually("\(count) notifications processed") {
+                try await eventually("\(count) notifications processed") {
                     try await StoreNotificationStore(database: fixture.runtime.database).notifications(app: Self.app)
                         .filter { $0.status != .queued }.count >= count
                 }

@@ -110,12 +110,4 @@ struct StorePushFixture: Sendable {
         try await notifications.notifications(app: Self.app, store: store.rawValue)
     }
 
-    /// Waits (at most 20 s) for what the server's own workers record.
-    static func eventually(_ what: Comment, _ check: () async throws -> Bool) async throws {
-        for _ in 0..<200 {
-            if try await check() { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        Issue.record(what)
-    }
 }

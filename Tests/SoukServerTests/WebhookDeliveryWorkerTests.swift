@@ -93,11 +93,11 @@ import Testing
             #expect(request.headers["user-agent"] == "Souk-Webhooks/1")
             #expect(request.headers["souk-event-id"] == event.uuidString.lowercased())
             let signature = try #require(request.headers["souk-signature"])
-            try SoukWebhookSignature.verify(header: signature, body: request.body, secret: Self.secret)
+            try SoukWebhookSignature.verify(header: signature, body: request.body, secret: Self.secret, now: request.receivedAt)
             var tampered = request.body
             tampered[tampered.count - 2] = UInt8(ascii: " ")
             #expect(throws: SoukWebhookSignature.Failure.mismatch) {
-                try SoukWebhookSignature.verify(header: signature, body: tampered, secret: Self.secret)
+                try SoukWebhookSignature.verify(header: signature, body: tampered, secret: Self.secret, now: request.receivedAt)
             }
             let json = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
             #expect(json["id"] as? String == event.uuidString.lowercased())
@@ -139,7 +139,8 @@ import Testing
             #expect(requests.count >= 4)
             #expect(Set(requests.compactMap { $0.headers["souk-event-id"] }) == [event.uuidString.lowercased()])
             for request in requests {
-                try SoukWebhookSignature.verify(header: try #require(request.headers["souk-signature"]), body: request.body, secret: Self.secret)
+                try SoukWebhookSignature.verify(header: try #require(request.headers["souk-signature"]), body: request.body, secret: Self.secret,
+                                                now: request.receivedAt)
             }
             #expect(delivery.attempts == requests.count && delivery.lastStatus == 200)
         }

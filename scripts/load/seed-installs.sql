@@ -2,7 +2,8 @@
 -- on each account's one device, in one statement. Account k (in id order) installs apps
 -- (k * 7919 + j * 10007) mod :free for j < :per: distinct apps per account (10007 is prime), spread
 -- evenly over the first :free apps of `souk bench seed-catalog` (the apps for sale come after them).
--- The unique index (account_id, apple_item_id, client_id) and the foreign key to accounts stay in place.
+-- load.sh takes the unique index (account_id, apple_item_id, client_id) and the foreign key to accounts
+-- off before this (indexes-off.sql) and puts them back after it (indexes-on.sql).
 CREATE TEMP TABLE load_accounts AS SELECT id, (row_number() OVER (ORDER BY id) - 1)::bigint AS k FROM accounts;
 INSERT INTO installs (id, account_id, apple_item_id, client_id, created_at, download_type)
 SELECT ('1a570000-0000-4000-8000-' || lpad(to_hex(a.k * :per + j), 12, '0'))::uuid, a.id,

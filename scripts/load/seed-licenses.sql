@@ -3,7 +3,8 @@
 -- Issued 0–28 days ago for 720 hours (a public app's term), so every one is live; ids are unique
 -- and below 2^63 (not random, unlike LicenseStore's: only the index's page order differs);
 -- device ids are 32 hex digits, as in the development issuer's requests.
--- The primary key, the three licensing indexes and the foreign key to accounts stay in place.
+-- The primary key stays; load.sh takes the three licensing indexes and the foreign key to accounts off
+-- before this (indexes-off.sql) and puts them back after it (indexes-on.sql).
 CREATE TEMP TABLE load_accounts AS SELECT id, (row_number() OVER (ORDER BY id) - 1)::bigint AS k FROM accounts;
 INSERT INTO licenses (license_id, account_id, apple_item_id, apple_version_id, device_id, issued_at, expires_at, renewals)
 SELECT (a.k * :per + j + 1) * 1000003 + 4242, a.id,

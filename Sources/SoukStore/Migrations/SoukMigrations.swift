@@ -91,5 +91,7 @@ enum SoukMigrations {
         CreateGoogleVoidedPositions(),
         // 038: the purchase option and offer of a Google Play one-time product (productsv2)
         UpdatePurchasesAddGoogleOffer(),
+        // 043: autovacuum of `licenses` tuned for renewals (PostgreSQL)
+        UpdateLicensesSetAutovacuum(),
     ]
 }

@@ -11,6 +11,9 @@ public struct RecordedStoreRequest: Sendable {
     public var query: String
     public var headers: [String: String]
     public var body: [UInt8]
+    /// When the fake read the request: a receiver checks a signature's age against this, not
+    /// against the test's later clock.
+    public var receivedAt = Date()
 
     public var text: String { String(decoding: body, as: UTF8.self) }
 }
