@@ -68,6 +68,9 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: RequestLogMiddleware(.info))
     router.add(middleware: MetricsMiddleware(metrics: metrics))
+    let bearers = runtime.bearerCache, entitlements = runtime.entitlementIndex
+    metrics.caches.watch("tokens") { bearers.statistics }
+    metrics.caches.watch("entitlements") { entitlements.statistics }
     router.add(middleware: DailyCountsMiddleware(counts: runtime.dailyCounts))
     router.add(middleware: StorefrontErrorPages(pages: Pages(), catalog: runtime.catalog, keys: runtime.keys))
     router.add(middleware: ProblemMiddleware())

@@ -74,9 +74,10 @@ public struct SoukRuntime: Sendable {
                 refreshInterval: config.catalogRefreshInterval),
             commerceCatalogs: CommerceCatalogCache(store: CommerceCatalogStore(database: database),
                                                    refreshInterval: config.catalogRefreshInterval, logger: logger),
-            entitlementIndex: EntitlementIndex(database: database, refreshInterval: config.catalogRefreshInterval, logger: logger),
+            entitlementIndex: EntitlementIndex(database: database, refreshInterval: config.catalogRefreshInterval,
+                                               capacity: config.entitlementCacheEntries, logger: logger),
             bearerCache: BearerCache(tokens: TokenStore(database: database, lifetimes: config.tokenLifetimes),
-                                     lifetime: config.catalogRefreshInterval),
+                                     lifetime: config.catalogRefreshInterval, capacity: config.tokenCacheEntries),
             dailyCounts: DailyCounts(database: database))
         do {
             let marketplace = try await runtime.catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)

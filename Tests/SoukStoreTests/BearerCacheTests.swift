@@ -113,14 +113,24 @@ import Testing
         }
     }
 
-    @Test func staysWithinItsCapacity() async throws {
-        try await StoreFixture.with(.sqlite) { store in
-            let cache = BearerCache(tokens: TokenStore(database: store.database), lifetime: .seconds(3600), capacity: 10)
+    @Test(arguments: TestBackend.available)
+    func aFullCacheEvictsTheLeastRecentlyUsedTokensAndKeepsTheOneInUse(_ backend: TestBackend) async throws {
+        try await StoreFixture.with(backend) { store in
+            let (tokens, accountID, pair) = try await Self.tokens(store)
+            let cache = BearerCache(tokens: tokens, lifetime: .seconds(3600), capacity: 10)
+            #expect(try await cache.authenticate(accessToken: pair.accessToken).get().accountID == accountID)
             for n in 0..<25 {
-                let outcome = try await cache.authenticate(accessToken: "sat_unknown_\(n)")
-                #expect(outcome == .failure(.unknown))
+                #expect(try await cache.authenticate(accessToken: "sat_unknown_\(n)") == .failure(.unknown))
                 #expect(cache.count <= 10)
+                // Used between every stranger: never evicted (a cache that empties when full read it again).
+                #expect(try await cache.authenticate(accessToken: pair.accessToken).get().accountID == accountID)
             }
+            #expect(cache.statistics == CacheStatistics(entries: 10, capacity: 10, hits: 25, misses: 26, evictions: 16))
+            // Forgetting still works in a full cache: the revocation is seen at once.
+            try await tokens.revoke(token: pair.accessToken)
+            cache.forget(accessToken: pair.accessToken)
+            #expect(try await cache.authenticate(accessToken: pair.accessToken) == .failure(.revoked))
+            #expect(cache.count == 10)
         }
     }
 }

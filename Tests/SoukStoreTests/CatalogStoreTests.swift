@@ -114,6 +114,23 @@ import Testing
         #expect(cache.count == 6)
     }
 
+    @Test func aFullCacheKeepsTheKeyInUseAndEvictsTheLeastRecentlyUsed() async throws {
+        let cache = ShortLivedCache<Int, Int>(lifetime: .seconds(60), capacity: 3)
+        let loads = Loads()
+        for stranger in 2...9 {
+            for key in [1, stranger] {
+                _ = try await cache.values(for: [key]) { missing in
+                    await loads.add(missing)
+                    return Dictionary(uniqueKeysWithValues: missing.map { ($0, $0) })
+                }
+            }
+            #expect(cache.count <= 3)
+        }
+        // Asked about between every stranger: loaded once (a cache that empties when full loaded it again).
+        #expect(await loads.batches == [[1]] + (2...9).map { [$0] })
+        #expect(cache.statistics.evictions == 6)
+    }
+
     @Test func aZeroLifetimeAlwaysLoads() async throws {
         let cache = ShortLivedCache<Int, Int>(lifetime: .zero)
         let loads = Loads()

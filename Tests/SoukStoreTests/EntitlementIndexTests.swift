@@ -220,3 +220,33 @@ extension EntitlementIndexTests {
         }
     }
 }
+
+extension EntitlementIndexTests {
+    @Test(arguments: TestBackend.available)
+    func aFullIndexEvictsTheLeastRecentlyUsedEntryAndKeepsTheOneInUse(_ backend: TestBackend) async throws {
+        try await Self.with(backend) { c in
+            let index = EntitlementIndex(database: c.fixture.database, refreshInterval: .seconds(3600), capacity: 2)
+            let store = PurchaseStore(database: c.fixture.database, now: { Self.start }, onChange: { account, app in
+                index.invalidate(account: account, app: app)
+            })
+            let strangers = ["org.example.one", "org.example.two", "org.example.three"]
+            _ = try await index.records(account: c.alice, app: Self.app)
+            for app in strangers {
+                _ = try await index.records(account: c.bob, app: app)
+                // Asked about between every stranger: never evicted (an index that empties when full read it again).
+                _ = try await index.records(account: c.alice, app: Self.app)
+            }
+            #expect(index.status.loads == 4)
+            #expect(index.statistics == CacheStatistics(entries: 2, capacity: 2, hits: 3, misses: 4, evictions: 2))
+            // This process's write still forgets the entry at once in a full index.
+            let payment = try await c.buy("reader.book.1", transaction: "8000", through: store)
+            #expect(try await index.records(account: c.alice, app: Self.app).map(\.paymentId) == [payment])
+            #expect(index.status.loads == 5)
+            // So does another process's, at the next check.
+            _ = try await c.elsewhere.revoke(payment)
+            try await index.refresh()
+            #expect(try await index.records(account: c.alice, app: Self.app).first?.revokedAt == Self.start)
+            #expect(index.status.entries <= 2)
+        }
+    }
+}

@@ -35,6 +35,10 @@ public struct SoukConfig: Sendable {
     public var updatesPollingHours = 24
     /// How often each process checks the catalog change log (and re-reads signing keys); 0 checks on every request.
     public var catalogRefreshMilliseconds = 1000
+    /// Most access tokens each process holds in memory; the least recently used makes room (docs/operations.md).
+    public var tokenCacheEntries = 100_000
+    /// Most (account, app) purchase lists each process holds in memory for entitlement checks; the least recently used makes room.
+    public var entitlementCacheEntries = 100_000
     /// How often a server sweeps expired codes, tokens, sessions, throttle counters and old licenses (0: never; `souk maintenance cleanup` does it once).
     public var cleanupIntervalSeconds = 900
     /// Licensing (docs/licensing.md).
@@ -152,6 +156,8 @@ public struct SoukConfig: Sendable {
         ("consoleRequiresTwoFactor", "SOUK_CONSOLE_REQUIRES_TWO_FACTOR", "-", "support and operators see only the two-factor enrolment page until it is on (default true; serve --demo turns it off)"),
         ("updatesPollingHours", "SOUK_UPDATES_POLLING_HOURS", "-", "hours between update checks, at least 24 (default 24)"),
         ("catalogRefreshMs", "SOUK_CATALOG_REFRESH_MS", "-", "how often a process looks for catalog and key changes made elsewhere (default 1000)"),
+        ("tokenCacheEntries", "SOUK_TOKEN_CACHE_ENTRIES", "-", "most access tokens each process holds in memory; when full the least recently used makes room (default 100000)"),
+        ("entitlementCacheEntries", "SOUK_ENTITLEMENT_CACHE_ENTRIES", "-", "most (account, app) purchase lists each process holds in memory for entitlement checks; when full the least recently used makes room (default 100000)"),
         ("cleanupIntervalSeconds", "SOUK_CLEANUP_INTERVAL_SECONDS", "-", "seconds between sweeps of expired rows, 0 for none (default 900; one process sweeps at a time)"),
         ("licenseIssuer", "SOUK_LICENSE_ISSUER", "-", "development (default; Souk's documented format) or sidecar (Apple's SDK behind an HTTP service)"),
         ("licenseSidecarUrl", "SOUK_LICENSE_SIDECAR_URL", "-", "base URL of the license sidecar (with licenseIssuer=sidecar)"),
@@ -288,6 +294,8 @@ public struct SoukConfig: Sendable {
         config.updatesPollingHours = try await reader.wholeNumber("updatesPollingHours", default: 24, range: 24...8760)
         config.databasePoolWaitSeconds = try await reader.wholeNumber("databasePoolWaitSeconds", default: 10, range: 1...300)
         config.catalogRefreshMilliseconds = try await reader.wholeNumber("catalogRefreshMs", default: 1000, range: 0...60_000)
+        config.tokenCacheEntries = try await reader.wholeNumber("tokenCacheEntries", default: 100_000, range: 1...100_000_000)
+        config.entitlementCacheEntries = try await reader.wholeNumber("entitlementCacheEntries", default: 100_000, range: 1...100_000_000)
         config.cleanupIntervalSeconds = try await reader.wholeNumber("cleanupIntervalSeconds", default: 900, range: 0...604_800)
         if let issuer = try await reader.string("licenseIssuer") {
             guard ["development", "sidecar"].contains(issuer) else { throw reader.error("licenseIssuer", issuer, "must be development or sidecar") }

@@ -8,6 +8,8 @@ import Synchronization
 public final class SoukMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
     let packageBytes: Counter
+    /// The in-memory caches' hits, misses and evictions (`souk_cache_*`).
+    let caches: CacheMetrics
     /// The registry's metric objects by label set: looking them up in the registry on every
     /// request cost more than the rest of the middleware.
     private let requestCounters = Mutex<[RequestKey: Counter]>([:])
@@ -35,6 +37,7 @@ public final class SoukMetrics: Sendable {
         packageBytes = registry.makeCounter(descriptor: MetricNameDescriptor(
             namespace: "souk", metricName: "package_bytes_served", unitName: "total",
             helpText: "Bytes of package files written to clients"))
+        caches = CacheMetrics(registry: registry)
     }
 
     /// Records one answered request. `route` is the matched route pattern, never the raw path,
@@ -61,6 +64,7 @@ public final class SoukMetrics: Sendable {
 
     /// The registry in Prometheus text format.
     func render() -> [UInt8] {
+        caches.collect()
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
         return buffer

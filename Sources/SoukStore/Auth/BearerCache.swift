@@ -23,7 +23,8 @@ public struct BearerAccount: Sendable, Equatable {
 /// `auth_revision`, a counter that database triggers move when a token is revoked or deleted or an
 /// account is disabled, re-addressed, made sandbox or deleted (`CreateAuthRevision`), whoever
 /// writes: at most once per `lifetime` (`SOUK_CATALOG_REFRESH_MS`, one second by default) a request
-/// reads it, and when it moved every held answer is forgotten. So a revoked token, or a disabled
+/// reads it, and when it moved every held answer is forgotten. At most `capacity` tokens are held
+/// (`SOUK_TOKEN_CACHE_ENTRIES`): when full, the least recently used one makes room (`SegmentedLRU`). So a revoked token, or a disabled
 /// account, is still accepted for at most `lifetime` by a process that held it. Refusals are held
 /// for a random time between half the lifetime and all of it; `.zero` holds nothing. A token read
 /// before the first check, or while a check forgot everything, is held only that briefly too.
@@ -37,7 +38,7 @@ public final class BearerCache: Sendable {
     }
 
     private struct State {
-        var entries: [SHA256.Digest: Entry] = [:]
+        var entries: SegmentedLRU<SHA256.Digest, Entry>
         /// The last `auth_revision` read; nil before the first check.
         var revision: Int64?
         var nextCheck: ContinuousClock.Instant?
@@ -49,13 +50,14 @@ public final class BearerCache: Sendable {
     let lifetime: Duration
     let capacity: Int
     let longestHold: Duration
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     public init(tokens: TokenStore, lifetime: Duration = .seconds(1), capacity: Int = 100_000, longestHold: Duration = .seconds(3600)) {
         self.tokens = tokens
         self.lifetime = lifetime
         self.capacity = capacity
         self.longestHold = longestHold
+        self.state = Mutex(State(entries: SegmentedLRU(capacity: capacity)))
     }
 
     /// `TokenStore.authenticate(accessToken:)`, answered from memory when it is held.
@@ -70,21 +72,19 @@ public final class BearerCache: Sendable {
         try await checkRevisionIfDue()
         let key = SHA256.hash(data: Array(accessToken.utf8))
         let now = ContinuousClock.now
-        let (held, generation, checked) = state.withLock { ($0.entries[key], $0.generation, $0.revision != nil) }
-        if let held, held.expires > now { return held.outcome }
+        let (held, generation, checked) = state.withLock { state in
+            (state.entries.value(forKey: key) { $0.expires > now }, state.generation, state.revision != nil)
+        }
+        if let held { return held.outcome }
         let (outcome, validFor) = try await load(accessToken)
         state.withLock { state in
-            if state.entries[key] == nil, state.entries.count >= capacity {
-                state.entries = state.entries.filter { $0.value.expires > now }
-                if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
-            }
             // Spread over the second half of the lifetime, so refusals first seen together are not
             // all read again at the same instant (a burst of queries that showed as p99 latency).
             var hold = lifetime * Double.random(in: 0.5...1.0)
             if case .success = outcome, checked, state.generation == generation, let validFor {
                 hold = min(longestHold, validFor)
             }
-            state.entries[key] = Entry(outcome: outcome, expires: now + hold)
+            state.entries.insert(Entry(outcome: outcome, expires: now + hold), forKey: key)
         }
         return outcome
     }
@@ -107,7 +107,7 @@ public final class BearerCache: Sendable {
         }
         state.withLock { state in
             if let seen = state.revision, seen != revision {
-                state.entries.removeAll(keepingCapacity: true)
+                state.entries.removeAll()
                 state.generation += 1
             }
             state.revision = revision
@@ -132,4 +132,7 @@ public final class BearerCache: Sendable {
 
     /// How many tokens are held now (at most `capacity`).
     public var count: Int { state.withLock { $0.entries.count } }
+
+    /// Tokens held, hits, misses and evictions so far (a token answered from memory is a hit).
+    public var statistics: CacheStatistics { state.withLock { $0.entries.statistics } }
 }

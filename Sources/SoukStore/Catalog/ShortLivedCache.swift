@@ -1,6 +1,7 @@
 import Synchronization
 
-/// Remembers answers (found or not) for a short `lifetime`, bounded to `capacity` entries.
+/// Remembers answers (found or not) for a short `lifetime`, bounded to `capacity` entries: when
+/// full, the least recently used answer makes room (`SegmentedLRU`).
 ///
 /// Souk's processes agree within a second: every cache in front of the database uses a lifetime of
 /// one second by default, so an operator's change (a takedown, a new version) is seen everywhere
@@ -12,16 +13,18 @@ public final class ShortLivedCache<Key: Hashable & Sendable, Value: Sendable>: S
     }
 
     private let lifetime: Duration
-    private let capacity: Int
-    private let entries = Mutex<[Key: Entry]>([:])
+    private let entries: Mutex<SegmentedLRU<Key, Entry>>
 
     public init(lifetime: Duration = .seconds(1), capacity: Int = 100_000) {
         self.lifetime = lifetime
-        self.capacity = capacity
+        self.entries = Mutex(SegmentedLRU(capacity: capacity))
     }
 
     /// How many answers are held now (at most `capacity`).
     public var count: Int { entries.withLock { $0.count } }
+
+    /// Entries, hits, misses and evictions so far.
+    public var statistics: CacheStatistics { entries.withLock { $0.statistics } }
 
     /// The values for `keys`, loading the ones not held (in one call to `load`) and remembering
     /// which of them do not exist.
@@ -31,7 +34,7 @@ public final class ShortLivedCache<Key: Hashable & Sendable, Value: Sendable>: S
         var missing: [Key] = []
         entries.withLock { entries in
             for key in Set(keys) {
-                if let entry = entries[key], entry.expires > now {
+                if let entry = entries.value(forKey: key, where: { $0.expires > now }) {
                     if let value = entry.value { result[key] = value }
                 } else {
                     missing.append(key)
@@ -41,12 +44,8 @@ public final class ShortLivedCache<Key: Hashable & Sendable, Value: Sendable>: S
         guard !missing.isEmpty else { return result }
         let loaded = try await load(missing)
         entries.withLock { entries in
-            if entries.count + missing.count > capacity {
-                entries = entries.filter { $0.value.expires > now }
-                if entries.count + missing.count > capacity { entries.removeAll(keepingCapacity: true) }
-            }
             for key in missing {
-                entries[key] = Entry(value: loaded[key], expires: now + lifetime)
+                entries.insert(Entry(value: loaded[key], expires: now + lifetime), forKey: key)
             }
         }
         result.merge(loaded) { _, new in new }

@@ -19,7 +19,8 @@ import Synchronization
 ///   from memory meanwhile (and through a database outage, for the entries held).
 ///
 /// `refreshInterval: .zero` checks before every answer (tests). Entries are not time-bound: the
-/// records do not change with time. `snapshot` keeps the engine's last answer with its entry until
+/// records do not change with time. At most `capacity` entries are held (`SOUK_ENTITLEMENT_CACHE_ENTRIES`):
+/// when full, the least recently used one makes room (`SegmentedLRU`). `snapshot` keeps the engine's last answer with its entry until
 /// the next instant it can change (`EntitlementEngine.nextChange`: a purchase starts, ends or is
 /// revoked), the catalog's revision moves or other environments are asked, so an unchanged person
 /// costs a dictionary lookup.
@@ -49,7 +50,7 @@ public final class EntitlementIndex: Sendable {
     }
 
     private struct State {
-        var entries: [Key: Entry] = [:]
+        var entries: SegmentedLRU<Key, Entry>
         /// The last `commerce_revision` seen; nil before the first check.
         var revision: Int64?
         var lastCheck: ContinuousClock.Instant?
@@ -65,7 +66,7 @@ public final class EntitlementIndex: Sendable {
     let refreshInterval: Duration
     let capacity: Int
     let logger: Logger
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     /// More changes than this since the last check: forget everything rather than read them.
     static let incrementalLimit: Int64 = 5_000
@@ -79,6 +80,7 @@ public final class EntitlementIndex: Sendable {
         self.refreshInterval = refreshInterval
         self.capacity = capacity
         self.logger = logger ?? database.logger
+        self.state = Mutex(State(entries: SegmentedLRU(capacity: capacity)))
     }
 
     /// The account's granted purchases in the app.
@@ -101,8 +103,8 @@ public final class EntitlementIndex: Sendable {
                         snapshot: snapshot)
         state.withLock { state in
             // Kept only with the records it was computed from.
-            guard state.generation == generation, state.entries[key] != nil else { return }
-            state.entries[key]?.memo = memo
+            guard state.generation == generation else { return }
+            state.entries.update(forKey: key) { $0.memo = memo }
         }
         return snapshot
     }
@@ -111,25 +113,24 @@ public final class EntitlementIndex: Sendable {
     private func entry(_ key: Key) async throws -> (entry: Entry, generation: UInt64) {
         if refreshInterval == .zero {
             try await refresh()
-        } else {
-            let now = ContinuousClock.now
-            let (held, wait): ((Entry, UInt64)?, Task<Void, any Error>?) = state.withLock { state in
-                let held = state.entries[key].map { ($0, state.generation) }
-                if let inFlight = state.inFlight {
-                    // Only the very first check is waited for.
-                    return state.revision == nil ? (nil, inFlight) : (held, nil)
-                }
-                if state.revision != nil, let last = state.lastCheck, now - last < refreshInterval {
-                    return (held, nil)
-                }
-                let task = Task { try await self.performRefresh() }
-                state.inFlight = task
-                return state.revision == nil ? (nil, task) : (held, nil)
-            }
-            if let held { return held }
-            try await wait?.value
+        } else if let first = startCheckIfDue() {
+            // Only the very first check is waited for.
+            try await first.value
         }
         return try await load(key)
+    }
+
+    /// Starts a check of the change log when one is due; answers it when it is the first check,
+    /// which the caller waits for (nothing held can be trusted before it).
+    private func startCheckIfDue() -> Task<Void, any Error>? {
+        let now = ContinuousClock.now
+        return state.withLock { state -> Task<Void, any Error>? in
+            if let inFlight = state.inFlight { return state.revision == nil ? inFlight : nil }
+            if state.revision != nil, let last = state.lastCheck, now - last < refreshInterval { return nil }
+            let task = Task { try await self.performRefresh() }
+            state.inFlight = task
+            return state.revision == nil ? task : nil
+        }
     }
 
     /// Forgets what is held for the account in the app (this process changed its purchases).
@@ -156,6 +157,9 @@ public final class EntitlementIndex: Sendable {
         }
     }
 
+    /// Entries held, hits, misses and evictions so far (an entry answered from memory is a hit).
+    public var statistics: CacheStatistics { state.withLock { $0.entries.statistics } }
+
     /// Entries held, the last revision seen, how many entries were read from the database and how
     /// many snapshots computed so far.
     public var status: (entries: Int, revision: Int64?, loads: Int, evaluations: Int) {
@@ -163,7 +167,7 @@ public final class EntitlementIndex: Sendable {
     }
 
     private func load(_ key: Key) async throws -> (entry: Entry, generation: UInt64) {
-        let (held, generation) = state.withLock { state in (state.entries[key], state.generation) }
+        let (held, generation) = state.withLock { state in (state.entries.value(forKey: key), state.generation) }
         if let held { return (held, generation) }
         let loaded = Entry(records: try await store.grantedRecords(account: key.account, app: key.app))
         state.withLock { state in
@@ -171,8 +175,7 @@ public final class EntitlementIndex: Sendable {
             // An invalidation while we read may concern this entry: answer, but do not keep it
             // (the generation has moved on, so no memo of it is kept either).
             guard state.generation == generation else { return }
-            if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
-            state.entries[key] = loaded
+            state.entries.insert(loaded, forKey: key)
         }
         return (loaded, generation)
     }
@@ -192,7 +195,7 @@ public final class EntitlementIndex: Sendable {
             if let changed {
                 for key in changed { state.entries.removeValue(forKey: key) }
             } else {
-                state.entries.removeAll(keepingCapacity: true)
+                state.entries.removeAll()
             }
             state.revision = latest
         }
