@@ -9,8 +9,10 @@
 #   APPS=100000 SOUK_BIN=.build/debug/souk scripts/bench-memory.sh
 #   KEEP_DB=souk_bench_memory_1m scripts/bench-memory.sh   # seed once, keep the database, reuse it
 #
-# The update check's cost per request at 100 and 1,000,000 apps: scripts/bench-updates.sh with
-# SIZES="100 1000000" BACKENDS=postgres.
+# Then, when wrk is installed, WRK_SECONDS (default 10) of update checks naming 30 current apps
+# spread over the catalog (scripts/bench-updates.sh's request) give requests/s and server CPU per
+# request: run once with APPS=100 and once with APPS=1000000 to compare (bench-updates.sh, with
+# SIZES="100 1000000" BACKENDS=postgres, does the same with a release build beside nginx).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
@@ -72,3 +74,21 @@ step "\`/api/v1/apps?query=garden\`" "$BASE/api/v1/apps?query=garden"
 step "\`/apps/$((7000000000 + MIDDLE))\`" "$BASE/apps/$((7000000000 + MIDDLE))"
 step "\`/sitemap.xml\`" "$BASE/sitemap.xml"
 echo "| peak (VmHWM) | | $(awk '/VmHWM/ {printf "%d", $2 / 1024}' "/proc/$SERVER/status") MB |"
+
+if command -v wrk >/dev/null && [ "${WRK_SECONDS:-10}" != 0 ]; then
+  python3 -c '
+import json, sys
+size = int(sys.argv[1])
+ids = sorted({k * size // 30 for k in range(30)})
+body = json.dumps({"apps": [{"appleItemId": str(7000000000 + i), "appleVersionId": str(8000000000 + i)} for i in ids],
+                   "platform": "iOS", "osVersion": "18.0"})
+print("wrk.method = \"POST\"\nwrk.body = [[" + body + "]]\nwrk.headers[\"Content-Type\"] = \"application/json\"")' "$APPS" >"$WORK/post.lua"
+  before=$(cpu_ticks "$SERVER")
+  wrk -t2 -c64 -d"${WRK_SECONDS:-10}s" -s "$WORK/post.lua" "$BASE/marketplace-kit/v1/updates" >"$WORK/wrk.txt"
+  after=$(cpu_ticks "$SERVER")
+  requests=$(awk '/requests in/ {print $1}' "$WORK/wrk.txt")
+  rate=$(awk '/Requests\/sec/ {printf "%d", $2}' "$WORK/wrk.txt")
+  grep -q "Non-2xx" "$WORK/wrk.txt" && { cat "$WORK/wrk.txt" >&2; exit 1; }
+  echo
+  echo "update checks (30 apps, $APPS in the catalog): $rate req/s, $(( (after - before) * 1000000 / $(getconf CLK_TCK) / requests )) µs of server CPU per request; VmRSS $(rss) MB"
+fi
