@@ -45,8 +45,8 @@ fi
 PORT=$(free_port)
 "$SOUK" serve --port "$PORT" >"$WORK/serve.log" 2>&1 &
 SERVER=$!
-# A debug build on a busy machine can take longer than wait_healthy's ten seconds.
-for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
+# A debug build on a busy machine, or a large catalog, can take longer than wait_healthy's ten seconds.
+for _ in $(seq 1 3000); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
 curl -sf "http://127.0.0.1:$PORT/health" >/dev/null || { cat "$WORK/serve.log" >&2; exit 1; }
 BASE="http://127.0.0.1:$PORT"
 rss() { awk '/VmRSS/ {printf "%d", $2 / 1024}' "/proc/$SERVER/status"; }
