@@ -16,7 +16,7 @@ import Synchronization
 /// `refreshInterval: .zero` makes every lookup check first (tests).
 public final class CatalogIndex: Sendable {
     private struct State {
-        var apps: [UInt64: CatalogApp] = [:]
+        var apps = PackedCatalogApps()
         var revision: Int64?
         var lastCheck: ContinuousClock.Instant?
         var inFlight: Task<Void, any Error>?
@@ -33,22 +33,26 @@ public final class CatalogIndex: Sendable {
     static let changeLogLength: Int64 = 100_000
     private let pruner = ChangeLogPruner(table: "catalog_changes", length: changeLogLength)
 
-    public init(database: SoukDatabase, refreshInterval: Duration = .seconds(1), logger: Logger? = nil) {
+    /// Apps read per query by a full load.
+    let loadPageSize: Int
+
+    public init(database: SoukDatabase, refreshInterval: Duration = .seconds(1), logger: Logger? = nil, loadPageSize: Int = 20_000) {
         self.database = database
         self.refreshInterval = refreshInterval
         self.logger = logger ?? database.logger
+        self.loadPageSize = max(1, loadPageSize)
     }
 
     /// The apps among `ids` that exist (unknown ids are absent).
     public func apps(_ ids: [UInt64]) async throws -> [UInt64: CatalogApp] {
         try await ensureFresh()
-        return state.withLock { state in
-            var found: [UInt64: CatalogApp] = [:]
-            for id in ids where found[id] == nil {
-                if let app = state.apps[id] { found[id] = app }
-            }
-            return found
+        // A copy-on-write value: taken under the lock, decoded outside it.
+        let packed = state.withLock { $0.apps }
+        var found: [UInt64: CatalogApp] = [:]
+        for id in ids where found[id] == nil {
+            if let app = packed[id] { found[id] = app }
         }
+        return found
     }
 
     public func app(_ id: UInt64) async throws -> CatalogApp? {
@@ -101,17 +105,23 @@ public final class CatalogIndex: Sendable {
         if let known, latest == known { return }
         if let known, let changed = try await changedApps(after: known, upTo: latest) {
             let loaded = try await load(only: changed)
+            // One refresh runs at a time: the value taken here is the one put back. Changed outside
+            // the lock, so that requests holding the current copy never wait for the copy a change
+            // makes of the packed bytes.
+            var apps = state.withLock { $0.apps }
+            for id in changed { apps[id] = loaded[id] }
             state.withLock { state in
-                for id in changed { state.apps[id] = loaded[id] }
+                state.apps = apps
                 state.revision = latest
             }
         } else {
             let started = ContinuousClock.now
-            let loaded = try await load(only: nil)
+            let loaded = try await loadAll()
             state.withLock { state in
                 state.apps = loaded
                 state.revision = latest
             }
+            ReleaseFreeMemory.now()
             logger.info("catalog index loaded", metadata: [
                 "apps": "\(loaded.count)", "revision": "\(latest)", "took": "\(ContinuousClock.now - started)",
             ])
@@ -156,59 +166,77 @@ public final class CatalogIndex: Sendable {
         return ids
     }
 
-    /// Apps with their versions: all of them (`only: nil`) or just `only`, in two queries.
-    private func load(only ids: Set<UInt64>?) async throws -> [UInt64: CatalogApp] {
-        if let ids, ids.isEmpty { return [:] }
-        var appQuery = database.sql.select().columns("id", "apple_item_id", "bundle_id", "access", "availability", "prices",
-                                                     "requires_entitlement").from("apps")
-        if let ids { appQuery = appQuery.where("apple_item_id", .in, ids.map(AppleIDColumn.store)) }
-        let appRows = try await appQuery.all()
-        var byRowID: [UUID: (item: UInt64, bundleId: String, access: AccessPolicy, availability: Availability, pricing: AppPricing)] = [:]
-        byRowID.reserveCapacity(appRows.count)
-        for row in appRows {
-            byRowID[try row.decode(column: "id", as: UUID.self)] = (
-                AppleIDColumn.load(try row.decode(column: "apple_item_id", as: Int64.self)),
-                try row.decode(column: "bundle_id", as: String.self),
-                AccessPolicy(rawValue: try row.decode(column: "access", as: String.self)) ?? .account,
-                Availability(rawValue: try row.decode(column: "availability", as: String.self)) ?? .takenDown,
-                AppPricing(prices: AppPricing.decode(try row.decode(column: "prices", as: String?.self)),
-                           requiresEntitlement: try row.decode(column: "requires_entitlement", as: String?.self)))
+    /// Every app with its versions, read in pages of `loadPageSize` apps by Apple item id, so that
+    /// what a page's rows cost is freed before the next one is read.
+    private func loadAll() async throws -> PackedCatalogApps {
+        var packed = PackedCatalogApps()
+        var after: Int64?
+        while true {
+            var appQuery = database.sql.select().columns(Self.appColumns).from("apps")
+            if let after { appQuery = appQuery.where("apple_item_id", .greaterThan, after) }
+            let appRows = try await appQuery.orderBy("apple_item_id").limit(loadPageSize).all()
+            guard let first = appRows.first, let last = appRows.last else { return packed }
+            let (low, high) = (try first.decode(column: "apple_item_id", as: Int64.self), try last.decode(column: "apple_item_id", as: Int64.self))
+            let versionRows = try await database.sql.raw("""
+                SELECT \(unsafeRaw: Self.versionColumns) FROM app_versions v JOIN apps a ON a.id = v.app_id
+                WHERE a.apple_item_id >= \(bind: low) AND a.apple_item_id <= \(bind: high)
+                """).all()
+            for app in try Self.apps(appRows, versionRows) { packed[app.appleItemId] = app }
+            after = high
+            if appRows.count < loadPageSize { return packed }
         }
-        var versionQuery = database.sql.select()
-            .columns("app_id", "apple_version_id", "bundle_version", "short_version_string", "platforms", "minimum_os", "release_date")
-            .column("withdrawn_at")
-            .from("app_versions")
-        if ids != nil { versionQuery = versionQuery.where("app_id", .in, Array(byRowID.keys)) }
-        var versions: [UUID: [CatalogVersion]] = [:]
-        var withdrawn: [UUID: [CatalogVersion]] = [:]
-        if !byRowID.isEmpty {
-            for row in try await versionQuery.all() {
-                let appID = try row.decode(column: "app_id", as: UUID.self)
-                let minimumOS = try row.decode(column: "minimum_os", as: [String: String].self)
-                let version = CatalogVersion(
-                    appleVersionId: AppleIDColumn.load(try row.decode(column: "apple_version_id", as: Int64.self)),
-                    bundleVersion: try row.decode(column: "bundle_version", as: String.self),
-                    shortVersionString: try row.decode(column: "short_version_string", as: String.self),
-                    platforms: try row.decode(column: "platforms", as: [String].self).compactMap(Platform.init(rawValue:)),
-                    minimumOS: Dictionary(minimumOS.compactMap { key, value in
-                        guard let platform = Platform(rawValue: key), let os = OSVersion(value) else { return nil }
-                        return (platform, os)
-                    }, uniquingKeysWith: { first, _ in first }),
-                    releaseDate: try row.decode(column: "release_date", as: Date.self))
-                if try row.decodeNil(column: "withdrawn_at") {
-                    versions[appID, default: []].append(version)
-                } else {
-                    withdrawn[appID, default: []].append(version)
-                }
+    }
+
+    private static let appColumns = ["apple_item_id", "bundle_id", "access", "availability", "prices", "requires_entitlement"]
+    private static let versionColumns = """
+        a.apple_item_id AS apple_item_id, v.apple_version_id AS apple_version_id, v.bundle_version AS bundle_version,
+        v.short_version_string AS short_version_string, v.platforms AS platforms, v.minimum_os AS minimum_os,
+        v.release_date AS release_date, v.withdrawn_at AS withdrawn_at
+        """
+
+    /// Just the apps `ids` with their versions (those absent were deleted), in two queries.
+    private func load(only ids: Set<UInt64>) async throws -> [UInt64: CatalogApp] {
+        if ids.isEmpty { return [:] }
+        let stored = ids.map(AppleIDColumn.store)
+        let appRows = try await database.sql.select().columns(Self.appColumns).from("apps").where("apple_item_id", .in, stored).all()
+        let versionRows = try await database.sql.raw("""
+            SELECT \(unsafeRaw: Self.versionColumns) FROM app_versions v JOIN apps a ON a.id = v.app_id
+            WHERE a.apple_item_id IN (\(binds: stored))
+            """).all()
+        return Dictionary(try Self.apps(appRows, versionRows).map { ($0.appleItemId, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Apps from their rows and their versions' rows (`versionColumns`).
+    private static func apps(_ appRows: [any SQLRow], _ versionRows: [any SQLRow]) throws -> [CatalogApp] {
+        var versions: [UInt64: [CatalogVersion]] = [:]
+        var withdrawn: [UInt64: [CatalogVersion]] = [:]
+        for row in versionRows {
+            let item = AppleIDColumn.load(try row.decode(column: "apple_item_id", as: Int64.self))
+            let minimumOS = try row.decode(column: "minimum_os", as: [String: String].self)
+            let version = CatalogVersion(
+                appleVersionId: AppleIDColumn.load(try row.decode(column: "apple_version_id", as: Int64.self)),
+                bundleVersion: try row.decode(column: "bundle_version", as: String.self),
+                shortVersionString: try row.decode(column: "short_version_string", as: String.self),
+                platforms: try row.decode(column: "platforms", as: [String].self).compactMap(Platform.init(rawValue:)),
+                minimumOS: Dictionary(minimumOS.compactMap { key, value in
+                    guard let platform = Platform(rawValue: key), let os = OSVersion(value) else { return nil }
+                    return (platform, os)
+                }, uniquingKeysWith: { first, _ in first }),
+                releaseDate: try row.decode(column: "release_date", as: Date.self))
+            if try row.decodeNil(column: "withdrawn_at") {
+                versions[item, default: []].append(version)
+            } else {
+                withdrawn[item, default: []].append(version)
             }
         }
-        var apps: [UInt64: CatalogApp] = [:]
-        apps.reserveCapacity(byRowID.count)
-        for (rowID, app) in byRowID {
-            apps[app.item] = CatalogApp(appleItemId: app.item, bundleId: app.bundleId, access: app.access,
-                                        availability: app.availability, versions: versions[rowID] ?? [],
-                                        withdrawnVersions: withdrawn[rowID] ?? [], pricing: app.pricing)
+        return try appRows.map { row in
+            let item = AppleIDColumn.load(try row.decode(column: "apple_item_id", as: Int64.self))
+            return CatalogApp(appleItemId: item, bundleId: try row.decode(column: "bundle_id", as: String.self),
+                              access: AccessPolicy(rawValue: try row.decode(column: "access", as: String.self)) ?? .account,
+                              availability: Availability(rawValue: try row.decode(column: "availability", as: String.self)) ?? .takenDown,
+                              versions: versions[item] ?? [], withdrawnVersions: withdrawn[item] ?? [],
+                              pricing: AppPricing(prices: AppPricing.decode(try row.decode(column: "prices", as: String?.self)),
+                                                  requiresEntitlement: try row.decode(column: "requires_entitlement", as: String?.self)))
         }
-        return apps
     }
 }

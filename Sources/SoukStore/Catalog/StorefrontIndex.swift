@@ -39,6 +39,23 @@ public struct StorefrontApp: Sendable, Equatable {
         self.pricing = pricing
         self.sortKey = StorefrontCatalog.fold(name)
     }
+
+    /// An app read back from `StorefrontRecords`, its folded name stored with it.
+    init(appleItemId: UInt64, name: String, subtitle: String, developer: String, category: String?, featuredOrder: Int?,
+         latestRelease: Date?, iconSHA256: String?, mediaJSON: String?, pricing: AppPricing, sortKey: String) {
+        self.appleItemId = appleItemId
+        self.name = name
+        self.subtitle = subtitle
+        self.developer = developer
+        self.description = ""
+        self.category = category
+        self.featuredOrder = featuredOrder
+        self.latestRelease = latestRelease
+        self.iconSHA256 = iconSHA256
+        self.mediaJSON = mediaJSON
+        self.pricing = pricing
+        self.sortKey = sortKey
+    }
 }
 
 /// The storefront's lists and its search index over the available apps, as a value: built once,
@@ -48,62 +65,73 @@ public struct StorefrontApp: Sendable, Equatable {
 /// diacritics) and indexed once. A query's words must all match, each as a whole word or as the
 /// prefix of one (from two characters); a match in the name ranks above one in the developer or
 /// subtitle, and that above one in the description; ties go by name, then id.
+///
+/// Memory: the apps' cards are packed into one byte array (`StorefrontRecords`) and the search
+/// index into flat arrays (`SearchPostings`): a few hundred bytes per app (docs/benchmarks.md,
+/// "Memory per process").
 public struct StorefrontCatalog: Sendable {
-    public private(set) var apps: [UInt64: StorefrontApp] = [:]
-    /// Word → apps (by slot), per field tier: 0 name, 1 developer and subtitle, 2 description.
-    private var postings: [[String: Set<Int32>]] = [[:], [:], [:]]
-    /// Every app has a dense slot while listed, so a search scores into flat arrays.
-    private var slotOf: [UInt64: Int32] = [:]
-    private var idAt: [UInt64] = []
+    private var records = StorefrontRecords()
+    private var postings = SearchPostings()
+    /// Slots freed by the last rebuild of the postings, ready to be taken again.
     private var freeSlots: [Int32] = []
     /// Slot → position in `byName` (`Int32.max` for a free slot).
     private var rankAt: [Int32] = []
-    private var wordsByApp: [UInt64: [[String]]] = [:]
-    /// Every word ever indexed, sorted (prefix lookups); words no longer used have empty postings.
-    private var vocabulary: [String] = []
     /// Ids by name then id; by latest release (newest first); per category by name.
     public private(set) var byName: [UInt64] = []
     public private(set) var newest: [UInt64] = []
     public private(set) var byCategory: [String: [UInt64]] = [:]
     private var featuredIds: Set<UInt64> = []
 
-    static let exactWeights = [100, 20, 10]
-    static let prefixWeights = [60, 12, 5]
+    static let exactWeights: [Int32] = [100, 20, 10]
+    static let prefixWeights: [Int32] = [60, 12, 5]
     /// Shorter query words match whole words only (a one-letter prefix matches nearly everything).
     static let minimumPrefix = 2
 
     public init(_ apps: [StorefrontApp] = []) {
-        var words = Set<String>()
+        add(apps)
+        finish()
+    }
+
+    /// A catalog whose search index folds its changes in after `rebuildAfter` entries (tests).
+    init(_ apps: [StorefrontApp], rebuildAfter: Int) {
+        postings.rebuildAfter = rebuildAfter
+        add(apps)
+        finish()
+    }
+
+    /// The apps by id (each read from its packed record).
+    public var apps: StorefrontApps { StorefrontApps(records: records) }
+
+    public var count: Int { records.count }
+
+    /// Adds apps without ordering them: a full load adds page after page, then calls `finish`.
+    mutating func add(_ apps: [StorefrontApp]) {
         for app in apps {
-            let indexed = Self.indexWords(app)
-            wordsByApp[app.appleItemId] = indexed
-            let slot = claimSlot(app.appleItemId)
-            for (tier, list) in indexed.enumerated() {
-                for word in list {
-                    postings[tier][word, default: []].insert(slot)
-                    words.insert(word)
-                }
-            }
-            var stored = app
-            stored.description = ""
-            self.apps[app.appleItemId] = stored
+            if records.slotOf[app.appleItemId] != nil { continue }
+            let slot = Int32(records.slotCount)
+            records.write(app, slot: slot)
+            postings.add(Self.indexWords(app), slot: slot)
             if app.featuredOrder != nil { featuredIds.insert(app.appleItemId) }
         }
-        vocabulary = words.sorted()
-        let all = self.apps
-        byName = all.keys.sorted { Self.nameLess(all, $0, $1) }
-        newest = all.keys.sorted { Self.newerLess(all, $0, $1) }
+    }
+
+    /// Sorts the lists and packs the search index after `add`.
+    mutating func finish() {
+        _ = postings.rebuild()
+        let slots = Array(records.slotOf.values)
+        let records = self.records
+        byName = slots.sorted { records.nameLess($0, $1) }.map { records.id(atSlot: $0) }
+        newest = slots.sorted { records.newerLess($0, $1) }.map { records.id(atSlot: $0) }
+        byCategory = [:]
         for id in byName {
-            if let category = self.apps[id]?.category { byCategory[category, default: []].append(id) }
+            if let slot = records.slotOf[id], let category = records.category(atSlot: slot) { byCategory[category, default: []].append(id) }
         }
         rank()
     }
 
-    public var count: Int { apps.count }
-
     /// The featured apps, by `featuredOrder` then name.
     public var featured: [StorefrontApp] {
-        featuredIds.compactMap { apps[$0] }.sorted {
+        featuredIds.compactMap { records[$0] }.sorted {
             ($0.featuredOrder ?? 0, rank(of: $0.appleItemId)) < ($1.featuredOrder ?? 0, rank(of: $1.appleItemId))
         }
     }
@@ -117,41 +145,35 @@ public struct StorefrontCatalog: Sendable {
     public mutating func apply(_ changes: [UInt64: StorefrontApp?]) {
         guard !changes.isEmpty else { return }
         for (id, app) in changes {
-            if apps[id] != nil { remove(id) }
+            if records.slotOf[id] != nil { remove(id) }
             if let app { insert(app) }
         }
+        if postings.needsRebuild { freeSlots.append(contentsOf: postings.rebuild()) }
+        records.compactIfWasteful()
         rank()
     }
 
     /// The ids matching `query`, best first; empty for a query without words.
     public func search(_ query: String) -> [UInt64] {
         let terms = Array(Set(Self.words(query)).prefix(8))
-        guard !terms.isEmpty, !idAt.isEmpty else { return [] }
+        let slotCount = records.slotCount
+        guard !terms.isEmpty, records.count > 0 else { return [] }
         // Flat arrays by slot: a word shared by every app costs one pass, no hashing per app.
-        var total = [Int32](repeating: 0, count: idAt.count)
-        var matched = [UInt8](repeating: 0, count: idAt.count)
+        var total = [Int32](repeating: 0, count: slotCount)
+        var matched = [UInt8](repeating: 0, count: slotCount)
         var candidates: [Int32] = []
         for (termIndex, term) in terms.enumerated() {
-            var best = [Int32](repeating: 0, count: idAt.count)
+            var best = [Int32](repeating: 0, count: slotCount)
             var touched: [Int32] = []
-            func add(_ slots: Set<Int32>?, _ weight: Int32) {
-                guard let slots else { return }
-                for slot in slots where matched[Int(slot)] == termIndex {
-                    let old = best[Int(slot)]
-                    if old == 0 { touched.append(slot) }
-                    if old < weight { best[Int(slot)] = weight }
-                }
+            func add(_ slot: Int32, _ weight: Int32) {
+                guard matched[Int(slot)] == termIndex else { return }
+                let old = best[Int(slot)]
+                if old == 0 { touched.append(slot) }
+                if old < weight { best[Int(slot)] = weight }
             }
-            for tier in 0..<3 { add(postings[tier][term], Int32(Self.exactWeights[tier])) }
+            postings.forEach(term) { slot, tier in add(slot, Self.exactWeights[tier]) }
             if term.count >= Self.minimumPrefix {
-                var index = Self.lowerBound(vocabulary, term)
-                while index < vocabulary.count, vocabulary[index].hasPrefix(term) {
-                    let word = vocabulary[index]
-                    if word != term {
-                        for tier in 0..<3 { add(postings[tier][word], Int32(Self.prefixWeights[tier])) }
-                    }
-                    index += 1
-                }
+                postings.forEachLonger(prefix: term) { slot, tier in add(slot, Self.prefixWeights[tier]) }
             }
             for slot in touched {
                 matched[Int(slot)] += 1
@@ -163,8 +185,10 @@ public struct StorefrontCatalog: Sendable {
         // A name that is the query, or starts with it, comes first: a range of `byName`.
         let whole = Self.fold(query)
         var index = lowerBound(byName: whole)
-        while index < byName.count, let app = apps[byName[index]], app.sortKey.hasPrefix(whole) {
-            if let slot = slotOf[app.appleItemId] { total[Int(slot)] += app.sortKey == whole ? 1_000 : 200 }
+        while index < byName.count, let slot = records.slotOf[byName[index]] {
+            let sortKey = records.sortKey(atSlot: slot)
+            guard sortKey.hasPrefix(whole) else { break }
+            total[Int(slot)] += sortKey == whole ? 1_000 : 200
             index += 1
         }
         // One integer per match: score, then name order.
@@ -173,7 +197,7 @@ public struct StorefrontCatalog: Sendable {
         slotByKey.reserveCapacity(candidates.count)
         for (key, slot) in zip(keys, candidates) { slotByKey[key] = slot }
         keys.sort(by: >)
-        return keys.compactMap { slotByKey[$0].map { idAt[Int($0)] } }
+        return keys.compactMap { slotByKey[$0].map { records.id(atSlot: $0) } }
     }
 
     // MARK: Words
@@ -224,78 +248,52 @@ public struct StorefrontCatalog: Sendable {
     // MARK: Maintenance
 
     private mutating func remove(_ id: UInt64) {
-        guard apps[id] != nil else { return }
-        let slot = slotOf[id]
-        for (tier, list) in (wordsByApp[id] ?? []).enumerated() {
-            for word in list {
-                guard let slot else { continue }
-                postings[tier][word]?.remove(slot)
-                if postings[tier][word]?.isEmpty == true { postings[tier][word] = nil }
+        guard let slot = records.slotOf[id] else { return }
+        // The copy is let go before `records` changes: a change while it is held would copy every byte.
+        do {
+            let records = self.records
+            func less(_ a: UInt64, _ b: UInt64) -> Bool { records.nameLess(records.slotOf[a] ?? slot, records.slotOf[b] ?? slot) }
+            Self.removeFrom(&byName, id, less)
+            Self.removeFrom(&newest, id) { records.newerLess(records.slotOf[$0] ?? slot, records.slotOf[$1] ?? slot) }
+            if let category = records.category(atSlot: slot) {
+                Self.removeFrom(&byCategory[category, default: []], id, less)
+                if byCategory[category]?.isEmpty == true { byCategory[category] = nil }
             }
         }
-        wordsByApp[id] = nil
-        if let slot {
-            slotOf[id] = nil
-            freeSlots.append(slot)
-        }
-        let all = apps
-        Self.removeFrom(&byName, id) { Self.nameLess(all, $0, $1) }
-        Self.removeFrom(&newest, id) { Self.newerLess(all, $0, $1) }
-        if let category = apps[id]?.category {
-            Self.removeFrom(&byCategory[category, default: []], id) { Self.nameLess(all, $0, $1) }
-            if byCategory[category]?.isEmpty == true { byCategory[category] = nil }
-        }
         featuredIds.remove(id)
-        apps[id] = nil
+        _ = records.remove(id)
+        postings.removeSlot(slot)
     }
 
     private mutating func insert(_ app: StorefrontApp) {
         let id = app.appleItemId
-        let indexed = Self.indexWords(app)
-        wordsByApp[id] = indexed
-        let slot = claimSlot(id)
-        for (tier, list) in indexed.enumerated() {
-            for word in list {
-                if postings[0][word] == nil, postings[1][word] == nil, postings[2][word] == nil {
-                    let at = Self.lowerBound(vocabulary, word)
-                    if at == vocabulary.count || vocabulary[at] != word { vocabulary.insert(word, at: at) }
-                }
-                postings[tier][word, default: []].insert(slot)
-            }
+        let slot = freeSlots.popLast() ?? Int32(records.slotCount)
+        records.write(app, slot: slot)
+        postings.add(Self.indexWords(app), slot: slot)
+        let records = self.records
+        func less(_ a: UInt64, _ b: UInt64) -> Bool {
+            guard let left = records.slotOf[a], let right = records.slotOf[b] else { return a < b }
+            return records.nameLess(left, right)
         }
-        var stored = app
-        stored.description = ""
-        apps[id] = stored
-        let all = apps
-        Self.insertInto(&byName, id) { Self.nameLess(all, $0, $1) }
-        Self.insertInto(&newest, id) { Self.newerLess(all, $0, $1) }
-        if let category = app.category { Self.insertInto(&byCategory[category, default: []], id) { Self.nameLess(all, $0, $1) } }
+        func newer(_ a: UInt64, _ b: UInt64) -> Bool {
+            guard let left = records.slotOf[a], let right = records.slotOf[b] else { return a < b }
+            return records.newerLess(left, right)
+        }
+        Self.insertInto(&byName, id, less)
+        Self.insertInto(&newest, id, newer)
+        if let category = app.category { Self.insertInto(&byCategory[category, default: []], id, less) }
         if app.featuredOrder != nil { featuredIds.insert(id) }
     }
 
-    private mutating func claimSlot(_ id: UInt64) -> Int32 {
-        if let slot = slotOf[id] { return slot }
-        let slot: Int32
-        if let free = freeSlots.popLast() {
-            slot = free
-            idAt[Int(slot)] = id
-        } else {
-            slot = Int32(idAt.count)
-            idAt.append(id)
-        }
-        slotOf[id] = slot
-        return slot
-    }
-
     private mutating func rank() {
-        rankAt = [Int32](repeating: Int32.max, count: idAt.count)
+        rankAt = [Int32](repeating: Int32.max, count: records.slotCount)
         for (position, id) in byName.enumerated() {
-            if let slot = slotOf[id] { rankAt[Int(slot)] = Int32(position) }
+            if let slot = records.slotOf[id] { rankAt[Int(slot)] = Int32(position) }
         }
     }
 
     private func rank(of id: UInt64) -> Int32 {
-        slotOf[id].map { rankAt[Int($0)] } ?? Int32.max
+        records.slotOf[id].map { rankAt[Int($0)] } ?? Int32.max
     }
 
     /// The first position in `byName` whose folded name is not below `key`.
@@ -303,22 +301,12 @@ public struct StorefrontCatalog: Sendable {
         var low = 0, high = byName.count
         while low < high {
             let middle = (low + high) / 2
-            if (apps[byName[middle]]?.sortKey ?? "") < key { low = middle + 1 } else { high = middle }
+            if (records.slotOf[byName[middle]].map(records.sortKey(atSlot:)) ?? "") < key { low = middle + 1 } else { high = middle }
         }
         return low
     }
 
-    private static func nameLess(_ apps: [UInt64: StorefrontApp], _ a: UInt64, _ b: UInt64) -> Bool {
-        let (left, right) = (apps[a]?.sortKey ?? "", apps[b]?.sortKey ?? "")
-        return left != right ? left < right : a < b
-    }
-
-    private static func newerLess(_ apps: [UInt64: StorefrontApp], _ a: UInt64, _ b: UInt64) -> Bool {
-        let (left, right) = (apps[a]?.latestRelease ?? .distantPast, apps[b]?.latestRelease ?? .distantPast)
-        return left != right ? left > right : nameLess(apps, a, b)
-    }
-
-    /// `id` must still be in `apps` with the values it was inserted with.
+    /// `id` must still be in the records with the values it was inserted with.
     private static func removeFrom(_ list: inout [UInt64], _ id: UInt64, _ less: (UInt64, UInt64) -> Bool) {
         var low = 0, high = list.count
         while low < high {
@@ -336,15 +324,15 @@ public struct StorefrontCatalog: Sendable {
         }
         list.insert(id, at: low)
     }
+}
 
-    static func lowerBound(_ sorted: [String], _ value: String) -> Int {
-        var low = 0, high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] < value { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
+/// The storefront's apps by id, each decoded from its packed record when asked for.
+public struct StorefrontApps: Sendable {
+    let records: StorefrontRecords
+
+    public subscript(id: UInt64) -> StorefrontApp? { records[id] }
+
+    public var count: Int { records.count }
 }
 
 /// The `StorefrontCatalog` of the available apps, kept current like `CatalogIndex`: loaded in full
@@ -365,10 +353,14 @@ public final class StorefrontIndex: Sendable {
     let logger: Logger
     private let state = Mutex(State())
 
-    public init(database: SoukDatabase, refreshInterval: Duration = .seconds(1), logger: Logger? = nil) {
+    /// Apps read per query by a full load.
+    let loadPageSize: Int
+
+    public init(database: SoukDatabase, refreshInterval: Duration = .seconds(1), logger: Logger? = nil, loadPageSize: Int = 20_000) {
         self.database = database
         self.refreshInterval = refreshInterval
         self.logger = logger ?? database.logger
+        self.loadPageSize = max(1, loadPageSize)
     }
 
     /// The current catalog (a copy-on-write value: reading it costs nothing).
@@ -423,46 +415,76 @@ public final class StorefrontIndex: Sendable {
             state.withLock { $0.catalog = catalog; $0.revision = latest }
         } else {
             let started = ContinuousClock.now
-            let catalog = StorefrontCatalog(Array(try await load(only: nil).values))
+            let catalog = try await loadAll()
             state.withLock { $0.catalog = catalog; $0.revision = latest }
+            ReleaseFreeMemory.now()
             logger.info("storefront index loaded", metadata: [
                 "apps": "\(catalog.count)", "revision": "\(latest)", "took": "\(ContinuousClock.now - started)",
             ])
         }
     }
 
-    /// The available apps (all, or those among `ids`) with their latest release, in two queries.
-    private func load(only ids: Set<UInt64>?) async throws -> [UInt64: StorefrontApp] {
-        if let ids, ids.isEmpty { return [:] }
-        var appQuery = database.sql.select()
-            .columns("id", "apple_item_id", "name", "subtitle", "description", "developer_name", "icon_sha256", "prices",
-                     "requires_entitlement", "category", "featured_order", "media")
-            .from("apps").where("availability", .equal, Availability.available.rawValue)
-        if let ids { appQuery = appQuery.where("apple_item_id", .in, ids.map(AppleIDColumn.store)) }
-        var byRowID: [UUID: StorefrontApp] = [:]
-        for row in try await appQuery.all() {
-            byRowID[try row.decode(column: "id", as: UUID.self)] = StorefrontApp(
-                appleItemId: AppleIDColumn.load(try row.decode(column: "apple_item_id", as: Int64.self)),
+    /// Every available app, read in pages of `loadPageSize` apps by Apple item id, so
+    /// that what a page's rows cost is freed before the next one is read.
+    private func loadAll() async throws -> StorefrontCatalog {
+        var catalog = StorefrontCatalog()
+        var after: Int64?
+        while true {
+            var appQuery = database.sql.select().columns(Self.appColumns).from("apps")
+                .where("availability", .equal, Availability.available.rawValue)
+            if let after { appQuery = appQuery.where("apple_item_id", .greaterThan, after) }
+            let appRows = try await appQuery.orderBy("apple_item_id").limit(loadPageSize).all()
+            guard let first = appRows.first, let last = appRows.last else { break }
+            let (low, high) = (try first.decode(column: "apple_item_id", as: Int64.self), try last.decode(column: "apple_item_id", as: Int64.self))
+            let versionRows = try await database.sql.raw("""
+                SELECT a.apple_item_id AS apple_item_id, v.release_date AS release_date FROM app_versions v JOIN apps a ON a.id = v.app_id
+                WHERE v.withdrawn_at IS NULL AND a.apple_item_id >= \(bind: low) AND a.apple_item_id <= \(bind: high)
+                """).all()
+            catalog.add(try Self.apps(appRows, versionRows))
+            after = high
+            if appRows.count < loadPageSize { break }
+        }
+        catalog.finish()
+        return catalog
+    }
+
+    private static let appColumns = ["apple_item_id", "name", "subtitle", "description", "developer_name", "icon_sha256", "prices",
+                                     "requires_entitlement", "category", "featured_order", "media"]
+
+    /// The available apps among `ids` with their latest release, in two queries.
+    private func load(only ids: Set<UInt64>) async throws -> [UInt64: StorefrontApp] {
+        if ids.isEmpty { return [:] }
+        let stored = ids.map(AppleIDColumn.store)
+        let appRows = try await database.sql.select().columns(Self.appColumns).from("apps")
+            .where("availability", .equal, Availability.available.rawValue).where("apple_item_id", .in, stored).all()
+        let versionRows = try await database.sql.raw("""
+            SELECT a.apple_item_id AS apple_item_id, v.release_date AS release_date FROM app_versions v JOIN apps a ON a.id = v.app_id
+            WHERE v.withdrawn_at IS NULL AND a.apple_item_id IN (\(binds: stored))
+            """).all()
+        return Dictionary(try Self.apps(appRows, versionRows).map { ($0.appleItemId, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Apps from their rows, each with the latest release date among its versions' rows.
+    private static func apps(_ appRows: [any SQLRow], _ versionRows: [any SQLRow]) throws -> [StorefrontApp] {
+        var latest: [UInt64: Date] = [:]
+        for row in versionRows {
+            let item = AppleIDColumn.load(try row.decode(column: "apple_item_id", as: Int64.self))
+            let released = try row.decode(column: "release_date", as: Date.self)
+            if (latest[item] ?? .distantPast) < released { latest[item] = released }
+        }
+        return try appRows.map { row in
+            let item = AppleIDColumn.load(try row.decode(column: "apple_item_id", as: Int64.self))
+            return StorefrontApp(
+                appleItemId: item,
                 name: try row.decode(column: "name", as: String.self), subtitle: try row.decode(column: "subtitle", as: String.self),
                 developer: try row.decode(column: "developer_name", as: String.self),
                 description: try row.decode(column: "description", as: String.self),
                 category: try row.decode(column: "category", as: String?.self),
-                featuredOrder: try row.decode(column: "featured_order", as: Int?.self),
+                featuredOrder: try row.decode(column: "featured_order", as: Int?.self), latestRelease: latest[item],
                 iconSHA256: try row.decode(column: "icon_sha256", as: String?.self),
                 mediaJSON: try row.decode(column: "media", as: String?.self),
                 pricing: AppPricing(prices: AppPricing.decode(try row.decode(column: "prices", as: String?.self)),
                                     requiresEntitlement: try row.decode(column: "requires_entitlement", as: String?.self)))
         }
-        if !byRowID.isEmpty {
-            var versions = database.sql.select().column("app_id").column("release_date").from("app_versions")
-                .where("withdrawn_at", .is, SQLLiteral.null)
-            if ids != nil { versions = versions.where("app_id", .in, Array(byRowID.keys)) }
-            for row in try await versions.all() {
-                let appID = try row.decode(column: "app_id", as: UUID.self)
-                let released = try row.decode(column: "release_date", as: Date.self)
-                if let current = byRowID[appID], (current.latestRelease ?? .distantPast) < released { byRowID[appID]?.latestRelease = released }
-            }
-        }
-        return Dictionary(byRowID.values.map { ($0.appleItemId, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -1,0 +1,144 @@
+import Foundation
+
+/// The storefront search's inverted index: for every folded word, the apps (slots) whose name
+/// (tier 0), developer or subtitle (1) or description (2) contain it, as `slot << 2 | tier`.
+///
+/// Built once into flat arrays — the words sorted by their UTF-8 bytes in one byte array (a
+/// prefix's words are one range of it) and every word's entries one range of `entries` — where a
+/// `Set` per word and tier cost a heap allocation each. Changes go to a small overlay (`extra`);
+/// a removed app's slot is marked stale, its entries skipped until the next rebuild (when the
+/// overlay has grown past `rebuildAfter` entries), which drops them and frees the slot.
+struct SearchPostings: Sendable {
+    private var wordBytes: [UInt8] = []
+    /// Word i is `wordBytes[wordStart[i]..<wordStart[i + 1]]`; its entries are
+    /// `entries[entryStart[i]..<entryStart[i + 1]]`.
+    private var wordStart: [UInt32] = [0]
+    private var entryStart: [UInt32] = [0]
+    private var entries: [UInt32] = []
+    private var extra: [String: [UInt32]] = [:]
+    private var extraCount = 0
+    /// Slots removed since the last rebuild: their entries are ignored, the slots not reused.
+    private(set) var stale: Set<Int32> = []
+
+    /// Overlay entries that make the next change rebuild the flat arrays (about 2,500 changed apps:
+    /// a rebuild costs a pass over every entry, a search a scan of the overlay's words).
+    var rebuildAfter = 50_000
+
+    var needsRebuild: Bool { extraCount > rebuildAfter }
+
+    mutating func add(_ words: [[String]], slot: Int32) {
+        for (tier, list) in words.enumerated() {
+            for word in list {
+                extra[word, default: []].append(UInt32(slot) << 2 | UInt32(tier))
+                extraCount += 1
+            }
+        }
+    }
+
+    mutating func removeSlot(_ slot: Int32) {
+        stale.insert(slot)
+    }
+
+    /// Calls `body(slot, tier)` for every live entry of `word`.
+    func forEach(_ word: String, _ body: (Int32, Int) -> Void) {
+        if let index = baseIndex(of: word) { forEachBase(index, body) }
+        if let list = extra[word] { forEachEntry(list[...], body) }
+    }
+
+    /// Calls `body(slot, tier)` for every live entry of every word that starts with `prefix` and is
+    /// not `prefix` itself.
+    func forEachLonger(prefix: String, _ body: (Int32, Int) -> Void) {
+        var prefix = prefix
+        prefix.withUTF8 { key in
+            var index = lowerBound(key)
+            while index < wordCount, hasPrefix(index, key) {
+                if wordLength(index) != key.count { forEachBase(index, body) }
+                index += 1
+            }
+        }
+        for (word, list) in extra where word.utf8.count > prefix.utf8.count && word.utf8.starts(with: prefix.utf8) {
+            forEachEntry(list[...], body)
+        }
+    }
+
+    /// Folds the overlay and the stale slots into the flat arrays; returns the slots freed.
+    mutating func rebuild() -> [Int32] {
+        var merged: [String: [UInt32]] = extra
+        extra = [:]
+        extraCount = 0
+        for index in 0..<wordCount {
+            let word = wordString(index)
+            let list = entries[Int(entryStart[index])..<Int(entryStart[index + 1])]
+            merged[word, default: []].insert(contentsOf: list, at: 0)
+        }
+        wordBytes = []
+        entries = []
+        let words = merged.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var wordStart: [UInt32] = [0]
+        var entryStart: [UInt32] = [0]
+        wordStart.reserveCapacity(words.count + 1)
+        entryStart.reserveCapacity(words.count + 1)
+        for word in words {
+            let live = merged[word, default: []].filter { !stale.contains(Int32($0 >> 2)) }
+            guard !live.isEmpty else { continue }
+            wordBytes.append(contentsOf: word.utf8)
+            entries.append(contentsOf: live)
+            wordStart.append(UInt32(wordBytes.count))
+            entryStart.append(UInt32(entries.count))
+        }
+        self.wordStart = wordStart
+        self.entryStart = entryStart
+        let freed = Array(stale)
+        stale = []
+        return freed
+    }
+
+    // MARK: Base arrays
+
+    private var wordCount: Int { wordStart.count - 1 }
+
+    private func wordLength(_ index: Int) -> Int { Int(wordStart[index + 1] - wordStart[index]) }
+
+    private func wordString(_ index: Int) -> String {
+        String(decoding: wordBytes[Int(wordStart[index])..<Int(wordStart[index + 1])], as: UTF8.self)
+    }
+
+    private func forEachBase(_ index: Int, _ body: (Int32, Int) -> Void) {
+        forEachEntry(entries[Int(entryStart[index])..<Int(entryStart[index + 1])], body)
+    }
+
+    private func forEachEntry(_ list: ArraySlice<UInt32>, _ body: (Int32, Int) -> Void) {
+        if stale.isEmpty {
+            for entry in list { body(Int32(entry >> 2), Int(entry & 3)) }
+        } else {
+            for entry in list where !stale.contains(Int32(entry >> 2)) { body(Int32(entry >> 2), Int(entry & 3)) }
+        }
+    }
+
+    private func baseIndex(of word: String) -> Int? {
+        var word = word
+        return word.withUTF8 { key in
+            let index = lowerBound(key)
+            return index < wordCount && wordLength(index) == key.count && hasPrefix(index, key) ? index : nil
+        }
+    }
+
+    /// The first word not below `key` (by bytes).
+    private func lowerBound(_ key: UnsafeBufferPointer<UInt8>) -> Int {
+        var low = 0, high = wordCount
+        while low < high {
+            let middle = (low + high) / 2
+            if less(middle, key) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    private func less(_ index: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        let word = wordBytes[Int(wordStart[index])..<Int(wordStart[index + 1])]
+        return word.lexicographicallyPrecedes(key)
+    }
+
+    private func hasPrefix(_ index: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        wordBytes[Int(wordStart[index])..<Int(wordStart[index + 1])].starts(with: key)
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import SoukCore
+
+/// The storefront index's apps by slot: each app's card (id, latest release, folded name, name,
+/// subtitle, developer, category, featured order, icon, media, pricing) packed into one shared
+/// byte array. A slot is a dense integer, so that search scores into flat arrays and the lists
+/// sort slots without a dictionary lookup per comparison.
+struct StorefrontRecords: Sendable {
+    private(set) var slotOf: [UInt64: Int32] = [:]
+    /// Slot → the record's offset in `bytes`; -1 for a free slot.
+    private(set) var offsetAt: [Int] = []
+    private var bytes: [UInt8] = []
+    private var garbage = 0
+    private var pricings = Interner<AppPricing>()
+
+    var count: Int { slotOf.count }
+    var slotCount: Int { offsetAt.count }
+
+    subscript(id: UInt64) -> StorefrontApp? {
+        slotOf[id].map { app(atSlot: $0) }
+    }
+
+    func app(atSlot slot: Int32) -> StorefrontApp {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = PackedReader(bytes: buffer, at: offsetAt[Int(slot)])
+            let id = reader.uint64()
+            let released = Double(bitPattern: reader.uint64())
+            let sortKey = reader.string()
+            let name = reader.string()
+            let subtitle = reader.string()
+            let developer = reader.string()
+            let category = reader.optionalString()
+            var featured: Int?
+            reader.at += 1
+            if reader.bytes[reader.at - 1] != 0 { featured = Int(Int64(bitPattern: reader.uint64())) }
+            let icon = reader.optionalString()
+            let media = reader.optionalString()
+            return StorefrontApp(appleItemId: id, name: name, subtitle: subtitle, developer: developer, category: category,
+                                 featuredOrder: featured, latestRelease: released.isNaN ? nil : Date(timeIntervalSinceReferenceDate: released),
+                                 iconSHA256: icon, mediaJSON: media, pricing: pricings[reader.varint()], sortKey: sortKey)
+        }
+    }
+
+    /// Writes `app` into `slot` (claimed by the caller).
+    mutating func write(_ app: StorefrontApp, slot: Int32) {
+        var writer = PackedWriter()
+        swap(&writer.bytes, &bytes)
+        let offset = writer.bytes.count
+        writer.uint64(app.appleItemId)
+        writer.uint64((app.latestRelease?.timeIntervalSinceReferenceDate ?? .nan).bitPattern)
+        writer.string(app.sortKey)
+        writer.string(app.name)
+        writer.string(app.subtitle)
+        writer.string(app.developer)
+        writer.optionalString(app.category)
+        if let featured = app.featuredOrder {
+            writer.bytes.append(1)
+            writer.uint64(UInt64(bitPattern: Int64(featured)))
+        } else {
+            writer.bytes.append(0)
+        }
+        writer.optionalString(app.iconSHA256)
+        writer.optionalString(app.mediaJSON)
+        writer.varint(pricings.index(app.pricing))
+        swap(&writer.bytes, &bytes)
+        while offsetAt.count <= Int(slot) { offsetAt.append(-1) }
+        if offsetAt[Int(slot)] >= 0 { garbage += recordLength(atSlot: slot) }
+        offsetAt[Int(slot)] = offset
+        slotOf[app.appleItemId] = slot
+    }
+
+    /// Frees `id`'s slot (its record becomes garbage); returns the slot.
+    mutating func remove(_ id: UInt64) -> Int32? {
+        guard let slot = slotOf.removeValue(forKey: id) else { return nil }
+        garbage += recordLength(atSlot: slot)
+        offsetAt[Int(slot)] = -1
+        return slot
+    }
+
+    private func recordLength(atSlot slot: Int32) -> Int {
+        bytes.withUnsafeBufferPointer { buffer in
+            let start = offsetAt[Int(slot)]
+            var reader = PackedReader(bytes: buffer, at: start + 16)
+            for _ in 0..<4 { reader.skipString() }
+            _ = reader.optionalString()
+            reader.at += 1
+            if reader.bytes[reader.at - 1] != 0 { reader.at += 8 }
+            _ = reader.optionalString()
+            _ = reader.optionalString()
+            _ = reader.varint()
+            return reader.at - start
+        }
+    }
+
+    /// Rewrites the byte array without the records of removed or replaced apps, when they are
+    /// more than half of it.
+    mutating func compactIfWasteful() {
+        guard garbage > 1 << 20, garbage > bytes.count / 2 else { return }
+        var packed = StorefrontRecords()
+        packed.offsetAt = [Int](repeating: -1, count: offsetAt.count)
+        for slot in slotOf.values { packed.write(app(atSlot: slot), slot: slot) }
+        self = packed
+    }
+
+    // MARK: Order
+
+    func id(atSlot slot: Int32) -> UInt64 {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = PackedReader(bytes: buffer, at: offsetAt[Int(slot)])
+            return reader.uint64()
+        }
+    }
+
+    func sortKey(atSlot slot: Int32) -> String {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = PackedReader(bytes: buffer, at: offsetAt[Int(slot)] + 16)
+            return reader.string()
+        }
+    }
+
+    /// By folded name, then id (`String` order: bytes when both are ASCII, which is the same).
+    func nameLess(_ a: Int32, _ b: Int32) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            var left = PackedReader(bytes: buffer, at: offsetAt[Int(a)])
+            var right = PackedReader(bytes: buffer, at: offsetAt[Int(b)])
+            let (leftID, rightID) = (left.uint64(), right.uint64())
+            left.at += 8
+            right.at += 8
+            let (leftKey, rightKey) = (left.stringBytes(), right.stringBytes())
+            let order = Self.compare(leftKey, rightKey)
+            return order != 0 ? order < 0 : leftID < rightID
+        }
+    }
+
+    /// By latest release, newest first (no release last), then by name.
+    func newerLess(_ a: Int32, _ b: Int32) -> Bool {
+        let (left, right) = (release(atSlot: a), release(atSlot: b))
+        return left != right ? left > right : nameLess(a, b)
+    }
+
+    private func release(atSlot slot: Int32) -> Double {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = PackedReader(bytes: buffer, at: offsetAt[Int(slot)] + 8)
+            let value = Double(bitPattern: reader.uint64())
+            return value.isNaN ? -Double.greatestFiniteMagnitude : value
+        }
+    }
+
+    func category(atSlot slot: Int32) -> String? {
+        app(atSlot: slot).category
+    }
+
+    static func compare(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Int {
+        if left.allSatisfy({ $0 < 0x80 }) && right.allSatisfy({ $0 < 0x80 }) {
+            for (l, r) in zip(left, right) where l != r { return l < r ? -1 : 1 }
+            return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
+        }
+        let (l, r) = (String(decoding: left, as: UTF8.self), String(decoding: right, as: UTF8.self))
+        return l == r ? 0 : (l < r ? -1 : 1)
+    }
+}
