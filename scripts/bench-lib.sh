@@ -20,9 +20,10 @@ release_souk() {
   echo "$(swift build -c release --show-bin-path "${scratch[@]}")/souk"
 }
 
-# Waits until the server at port $1 answers /health.
+# Waits until the server at port $1 is ready: /health/ready answers 200 once its in-memory indexes
+# are loaded (up to 10 minutes: a catalog of millions of apps takes a while on a debug build).
 wait_healthy() {
-  for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$1/health" >/dev/null && return 0; sleep 0.2; done
+  for _ in $(seq 1 3000); do curl -sf "http://127.0.0.1:$1/health/ready" >/dev/null && return 0; sleep 0.2; done
   echo "souk did not become healthy on port $1" >&2
   exit 1
 }

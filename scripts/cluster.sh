@@ -25,7 +25,8 @@
 # URL> and SOUK_TRUSTED_PROXIES=127.0.0.1/32 (nginx), each unless set; with --demo also
 # SOUK_PAYMENT_PROCESSOR=development (no money moves) unless set.
 # Other knobs: SOUK_CLUSTER_PORT (nginx's port; default a free one), SOUK_CLUSTER_PG_OPTIONS (extra
-# `postgres` options, such as "-c fsync=off").
+# `postgres` options, such as "-c fsync=off"), SOUK_CLUSTER_READY_SECONDS (how long each process may
+# take to become ready, /health/ready; default 300).
 #
 # Needs Debian's postgresql and nginx (apt-get install postgresql nginx). As root, PostgreSQL
 # runs as the `postgres` user and nginx's workers as `www-data`: both must be able to reach the folder.
@@ -175,18 +176,21 @@ start_souk() {
   echo $! >"$RUN/souk-$n.pid"
 }
 
+# Waits until souk $1 is ready for traffic: /health/ready answers 200 once its in-memory indexes are
+# loaded (/health, liveness, answers as soon as the port is open). nginx is started only after
+# both are ready, so no request reaches a process still loading (docs/operations.md).
 wait_souk() {
-  local n=$1 url=$2 pid
+  local n=$1 url=$2 pid seconds=${SOUK_CLUSTER_READY_SECONDS:-300}
   pid=$(souk_pid "$n")
-  for _ in $(seq 1 300); do
-    if grep -q 'Souk is listening on' "$DIR/souk-$n.log" && [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/health")" = 200 ]; then
+  for _ in $(seq 1 $((seconds * 5))); do
+    if grep -q 'Souk is listening on' "$DIR/souk-$n.log" && [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/health/ready")" = 200 ]; then
       return 0
     fi
     alive "$pid" souk || { tail_logs; die "souk $n exited while starting"; }
     sleep 0.2
   done
   tail_logs
-  die "souk $n did not answer /health within 60 s"
+  die "souk $n was not ready (/health/ready) within $seconds s (SOUK_CLUSTER_READY_SECONDS)"
 }
 
 # nginx's configuration: a small main file around deploy/nginx/souk.conf with its placeholders
@@ -237,12 +241,12 @@ start_nginx() {
   echo $! >"$RUN/nginx.pid"
   local pid=$!
   for _ in $(seq 1 100); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/health")" = 200 ] && return 0
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/health/ready")" = 200 ] && return 0
     alive "$pid" nginx || { cat "$conf/stderr.log" "$conf/error.log" >&2 2>/dev/null || true; die "nginx exited while starting"; }
     sleep 0.1
   done
   tail -20 "$conf/error.log" >&2 || true
-  die "nginx did not answer /health within 10 s"
+  die "nginx did not answer /health/ready within 10 s"
 }
 
 start_cluster() {

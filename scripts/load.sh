@@ -389,7 +389,8 @@ report() {
 }
 
 # ---------------------------------------------------------------- the run
-# The first update check of a process that just started waits for its catalog index (loaded once).
+# The first update check of a process that just started (scripts/cluster.sh waits for /health/ready,
+# so its catalog index is loaded by then).
 FIRST_UPDATE=()
 FIRST_PAGE=()
 first_update_checks() {
@@ -452,7 +453,7 @@ superuser -d postgres -c "SELECT pg_stat_statements_reset()" >/dev/null
   echo "Load average when the measured runs began: $(cut -d' ' -f1-3 /proc/loadavg) (anything else running shows below as \"other processes\")."
   echo "Binary: $SOUK ($(stat -c %y "$SOUK" | cut -d. -f1)). Seed: $SEEDED, in-app purchases $IN_APP_PURCHASES, $(sql -Atc "SELECT count(*) FROM apps WHERE prices IS NOT NULL") apps priced, $(sql -Atc "SELECT count(*) FROM marketplace_orders") orders so far."
   if [ "${#FIRST_UPDATE[@]}" = 2 ]; then
-    first="the first update check took ${FIRST_UPDATE[0]} and ${FIRST_UPDATE[1]} after /health answered"
+    first="the first update check took ${FIRST_UPDATE[0]} and ${FIRST_UPDATE[1]} after /health/ready answered"
   else
     first="the first update check was not timed (the processes followed the seeding)"
   fi

@@ -19,7 +19,8 @@ track() { PIDS+=("$1"); echo "$1" >>"$WORK/.pids"; }
 # Starts `souk serve` with the given arguments on START_PORT (default: a free port) and sets the
 # variable named $1 to its base URL: `start BASE --demo`, then use "$BASE". It must run in the
 # script's own shell, never inside $(…), or the server would escape `cleanup`. STARTED_LOG names
-# the server's log.
+# the server's log. It returns once the server is ready (/health/ready answers 200: its in-memory
+# indexes are loaded), as a balancer would wait before sending it traffic.
 start() {
   [ "$BASHPID" = "$$" ] || { echo "$NAME: start must not run in a subshell such as \$(start …)" >&2; exit 1; }
   local var=$1 log pid
@@ -32,7 +33,12 @@ start() {
   for _ in $(seq 1 150); do
     if grep -q 'Souk is listening on' "$log"; then
       printf -v "$var" '%s' "$(grep -o 'Souk is listening on https\{0,1\}://[0-9.:]*' "$log" | awk '{print $5}')"
-      return 0
+      for _ in $(seq 1 300); do
+        [ "$(curl -sk -o /dev/null -w '%{http_code}' "${!var}/health/ready")" = 200 ] && return 0
+        running "$pid" || fail "server exited while loading its indexes: $*"
+        sleep 0.2
+      done
+      fail "server did not become ready (/health/ready) within 60 s: $*"
     fi
     running "$pid" || fail "server exited while starting: $*"
     sleep 0.2

@@ -60,14 +60,6 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let config = runtime.config
         let logger = runtime.logger
-        // The catalog index is loaded before the port opens: at 100,000 apps that takes seconds, and a
-        // balancer that sees the port (or /health) would otherwise send update checks that wait for it.
-        do {
-            try await runtime.catalogIndex.refresh()
-        } catch {
-            await runtime.close()
-            throw error
-        }
         var warnings: [String] = []
         let sales: SalesAtStart
         do {
@@ -87,7 +79,14 @@ struct ServeCommand: AsyncParsableCommand {
             warnings.append("  ⚠️  the console does not require two-factor sign-in (--demo); without --demo support and operators enrol first")
         }
         let extraLines = demoLines + warnings
-        let app = try buildApplication(runtime) { channel in
+        // The in-memory indexes are built in the background once the application runs: the port opens
+        // at once (liveness), `/health/ready` answers 200 when they are loaded, and systemd hears
+        // READY=1 then (deploy/systemd/souk@.service, Type=notify).
+        let readiness = Readiness(onReady: {
+            logger.info("ready: the in-memory indexes are loaded")
+            SystemdNotify.ready(status: "ready: the in-memory indexes are loaded")
+        })
+        let app = try buildApplication(runtime, readiness: readiness) { channel in
             let port = channel.localAddress?.port ?? config.port
             let scheme = config.tls == nil ? "http" : "https"
             let listening = "\(scheme)://\(config.hostname):\(port)"
@@ -98,7 +97,7 @@ struct ServeCommand: AsyncParsableCommand {
                 "  database     \(config.database)",
                 "  data folder  \(config.dataDir)",
                 "  storefront   \(base)/",
-                "  health       \(base)/health",
+                "  health       \(base)/health (ready: \(base)/health/ready)",
                 "  metrics      \(base)/metrics",
                 "  packages     \(base)/packages/<appleItemId>/<appleVersionId>/manifest.json",
             ]

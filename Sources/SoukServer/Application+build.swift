@@ -13,21 +13,28 @@ import SoukStore
 /// application's service group; they use the database, so the caller closes the runtime only after
 /// the application has stopped (`ServeCommand`, `ServerFixture`), never as a sibling service.
 /// `now` is the clock of sign-in throttling, which tests move by hand.
+///
+/// The in-memory indexes are built by services that start with the server: the port opens at once
+/// (`/health` answers), and `/health/ready` answers 200 once `readiness` says they are loaded.
+/// The warm-ups come first in the service list: the group stops services in reverse order, so
+/// they stop after the workers that might read the indexes.
 public func buildApplication(
     _ runtime: SoukRuntime,
     metrics: SoukMetrics = SoukMetrics(),
+    readiness: Readiness = Readiness(),
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
     now: @escaping @Sendable () -> Date = { Date() },
     storeVerifiers: StoreVerifiers? = nil
 ) throws -> some ApplicationProtocol {
     let config = runtime.config
+    let storefront = StorefrontIndex(database: runtime.database, refreshInterval: config.catalogRefreshInterval, logger: runtime.logger)
     let worker = AppStoreConnectEventWorker(processor: AppStoreConnectEventProcessor(runtime: runtime, client: try runtime.appStoreConnectClient()))
     // The stores' verifiers (tests pass fakes); the purchase path, its workers and the notification handlers share them.
     let verifiers = try storeVerifiers ?? runtime.storeVerifiers()
     let purchaseIntake = runtime.purchaseIntake(verifiers: verifiers, now: now)
     let stores = StoreWiring(runtime, verifiers: verifiers)
     let router = buildRouter(runtime, metrics: metrics, now: now, appStoreConnectWorker: worker, purchaseIntake: purchaseIntake,
-                             storeNotifications: stores.controller())
+                             storeNotifications: stores.controller(), storefront: storefront, readiness: readiness)
     let server: HTTPServerBuilder
     if let tls = config.tls {
         server = try .tls(.http1(), tlsConfiguration: try makeTLSConfiguration(tls))
@@ -38,7 +45,9 @@ public func buildApplication(
         router: router,
         server: server,
         configuration: .init(address: .hostname(config.hostname, port: config.port), serverName: "Souk"),
-        services: [CatalogIndexRefresher(index: runtime.catalogIndex, interval: config.catalogRefreshInterval, logger: runtime.logger),
+        services: [CatalogIndexRefresher(index: runtime.catalogIndex, interval: config.catalogRefreshInterval, readiness: readiness,
+                                         logger: runtime.logger),
+                   StorefrontIndexWarmer(index: storefront, interval: config.catalogRefreshInterval, readiness: readiness, logger: runtime.logger),
                    worker,
                    PendingPurchaseWorker(intake: purchaseIntake, purchases: runtime.purchases, logger: runtime.logger),
                    WebhookDeliveryWorker(store: WebhookStore(database: runtime.database), retryBase: config.commerce.webhookRetryBase,
@@ -63,7 +72,8 @@ public func buildApplication(
 func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @Sendable () -> Date = { Date() },
                  appStoreConnectWorker: AppStoreConnectEventWorker? = nil,
                  purchaseIntake: PurchaseIntakeService? = nil,
-                 storeNotifications: StoreNotificationController<SoukRequestContext>? = nil) -> Router<SoukRequestContext> {
+                 storeNotifications: StoreNotificationController<SoukRequestContext>? = nil,
+                 storefront: StorefrontIndex? = nil, readiness: Readiness = Readiness()) -> Router<SoukRequestContext> {
     let router = Router(context: SoukRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: RequestLogMiddleware(.info))
@@ -79,7 +89,8 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     router.add(middleware: BodyLimitMiddleware(maxBytes: runtime.config.maxBodyBytes))
     router.add(middleware: AppBoundTokenMiddleware(bearers: runtime.bearerCache, realm: runtime.config.publicURL))
 
-    OperationsController(database: runtime.database, metrics: metrics, metricsToken: runtime.config.metricsToken).addRoutes(to: router)
+    OperationsController(database: runtime.database, metrics: metrics, metricsToken: runtime.config.metricsToken, readiness: readiness)
+        .addRoutes(to: router)
     PackageHostingController(files: HostedFileCache(query: HostedFileQuery(database: runtime.database),
                                                     lifetime: runtime.config.catalogRefreshInterval),
                              blobs: runtime.blobs, metrics: metrics, delivery: DownloadDelivery(runtime.config, blobs: runtime.blobs))
@@ -121,7 +132,8 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     AccountAPIController(bearer: bearer, catalog: runtime.catalog, details: AccountAPIDetails(runtime: runtime)).addRoutes(to: router)
     AdminController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now, storeVerifiers: purchaseIntake?.verifiers)
         .addRoutes(to: router)
-    let storefront = StorefrontIndex(database: runtime.database, refreshInterval: runtime.config.catalogRefreshInterval, logger: runtime.logger)
+    let storefront = storefront ?? StorefrontIndex(database: runtime.database, refreshInterval: runtime.config.catalogRefreshInterval,
+                                                   logger: runtime.logger)
     AppPagesController(runtime: runtime, sessions: sessions, pages: pages, storefront: storefront).addRoutes(to: router)
     MarketplaceAppAPI(runtime: runtime, bearer: bearer, storefront: storefront).addRoutes(to: router)
     MarketplaceKitConfigController(config: runtime.config, catalog: runtime.catalog, keys: runtime.keys).addRoutes(to: router)

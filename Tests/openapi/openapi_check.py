@@ -372,6 +372,9 @@ def flows_oauth(c, souk_bin, work):
 
 def flows_marketplace_kit(c, buyer, other):
     c.call("GET", "/health", 200)
+    # Ready: the server was started by serve-lib's `start`, which waits for this very answer (its
+    # 503 comes only while the indexes load, or with the database down: the outage flow below).
+    c.call("GET", "/health/ready", 200)
     c.call("GET", "/.well-known/marketplace-kit", 200)
     apps = lambda *pairs: {"apps": [{"appleItemId": a, "appleVersionId": v} for a, v in pairs], "platform": "iOS", "osVersion": "17.4"}
     answer = c.call("POST", "/marketplace-kit/v1/updates", 200, json_body=apps((NOTES, OLD_NOTES), ("1", "2"))).json()
@@ -806,7 +809,7 @@ def outage(base, spec_path, souk_bin, work):
     note = chain.sign({"notificationType": "TEST", "notificationUUID": str(uuid.uuid4()), "version": "2.0",
                        "signedDate": int(time.time() * 1000), "data": {"bundleId": STUDIO, "environment": "Sandbox"}})
     calls = [
-        ("GET", "/health", {}), ("GET", "/.well-known/marketplace-kit", {}), ("GET", "/.well-known/jwks.json", {}),
+        ("GET", "/health", {}), ("GET", "/health/ready", {}), ("GET", "/.well-known/marketplace-kit", {}), ("GET", "/.well-known/jwks.json", {}),
         ("POST", "/marketplace-kit/v1/updates", {"json_body": apps}),
         ("POST", "/marketplace-kit/v1/restore", {"json_body": apps, "headers": auth}),
         ("POST", "/marketplace-kit/v1/license", {"json_body": license_body}),
@@ -830,7 +833,7 @@ def outage(base, spec_path, souk_bin, work):
         answer = c.call(method, template, None, note="database down", **kwargs)
         answers[f"{method} {template}"] = answer.status_code
         expect(answer.status_code != 503 or answer.headers.get("Retry-After"), f"{method} {template}: a 503 of an outage without Retry-After")
-    for needs_storage in ("GET /health", "GET /api/v1/account", "POST /marketplace-kit/v1/restore", "POST /api/v1/checkout"):
+    for needs_storage in ("GET /health", "GET /health/ready", "GET /api/v1/account", "POST /marketplace-kit/v1/restore", "POST /api/v1/checkout"):
         expect(answers[needs_storage] == 503, f"{needs_storage} with the database down answered {answers[needs_storage]}, not 503")
     unavailable = sorted(k for k, v in answers.items() if v == 503)
     memory = ", ".join(f"{k} {v}" for k, v in sorted(answers.items()) if v != 503)

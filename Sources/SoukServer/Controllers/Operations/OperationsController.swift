@@ -5,17 +5,22 @@ import NIOCore
 import SoukCore
 import SoukStore
 
-/// `GET /health` and `GET /metrics` for load balancers and Prometheus, and `GET /openapi.json`,
-/// the OpenAPI 3.1 document of every JSON API (docs/api.md).
+/// `GET /health` (liveness), `GET /health/ready` (readiness) and `GET /metrics` for load balancers,
+/// systemd and Prometheus, and `GET /openapi.json`, the OpenAPI 3.1 document of every JSON API
+/// (docs/api.md).
 struct OperationsController<Context: RequestContext> {
     let database: SoukDatabase
     let metrics: SoukMetrics
     /// When set, `/metrics` answers only `Authorization: Bearer <metricsToken>` (`SOUK_METRICS_TOKEN`).
     let metricsToken: String?
+    /// Whether the in-memory indexes are loaded (`/health/ready`).
+    let readiness: Readiness
 
     func addRoutes(to router: Router<Context>) {
         router.get("health", use: health)
         router.head("health", use: health)
+        router.get("health/ready", use: ready)
+        router.head("health/ready", use: ready)
         router.get("metrics", use: metricsText)
         router.get("openapi.json", use: openAPI)
         router.head("openapi.json", use: openAPI)
@@ -43,6 +48,23 @@ struct OperationsController<Context: RequestContext> {
             headers: headers,
             body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: body))
         )
+    }
+
+    /// 200 `{"status":"ready"}` once every in-memory index a request reads is loaded and the database
+    /// answers; until then a 503 problem naming what is missing, with `Retry-After`, so that nothing
+    /// sends traffic to a process still loading (docs/operations.md). A failed load keeps it 503.
+    @Sendable func ready(_ request: Request, context: Context) async throws -> Response {
+        let status = readiness.status
+        guard status.isReady else {
+            let pending = status.pending.map(\.rawValue).joined(separator: ", ")
+            throw Problem(.serviceUnavailable, "Not ready: still loading the \(pending).", retryAfter: 2)
+        }
+        guard await database.ping() else {
+            throw Problem(.serviceUnavailable, "Not ready: the database does not answer.", retryAfter: 5)
+        }
+        let body = #"{"status":"ready"}"#
+        return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                        body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 
     /// Prometheus text exposition format 0.0.4; with a metrics token, 401 without the right bearer.
