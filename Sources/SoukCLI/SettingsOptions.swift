@@ -47,15 +47,7 @@ struct SettingsOptions: ParsableArguments {
 /// Runs `body` with an open runtime and closes it afterwards, whatever happens.
 func withRuntime<T>(_ settings: SettingsOptions, migrate: Bool = false,
                     _ body: (SoukRuntime) async throws -> T) async throws -> T {
-    let runtime = try await settings.openRuntime(migrate: migrate)
-    do {
-        let result = try await body(runtime)
-        await runtime.close()
-        return result
-    } catch {
-        await runtime.close()
-        throw error
-    }
+    try await settings.openRuntime(migrate: migrate).closing(body)
 }
 
 /// A failure an operator can act on: printed as `Error: …`, exit code 1.

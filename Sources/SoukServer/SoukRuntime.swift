@@ -93,6 +93,20 @@ public struct SoukRuntime: Sendable {
     public func close() async {
         await database.shutdown()
     }
+
+    /// Runs `body` with this runtime and closes it afterwards, whatever happens. A runtime released
+    /// unclosed trips AsyncKit's "shutdown() was not called before deinit" assertion, which stops
+    /// the whole process (a test run ended so when a step between open and close threw).
+    public func closing<T>(_ body: (SoukRuntime) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(self)
+            await close()
+            return result
+        } catch {
+            await close()
+            throw error
+        }
+    }
 }
 
 /// A reason Souk cannot start, said in words an operator can act on.

@@ -29,40 +29,42 @@ import Testing
         defer { folder.remove() }
         let (sourceConfig, sourceArguments, dropSource) = try await settings(backend, folder.path + "/source")
         let (targetConfig, targetArguments, dropTarget) = try await settings(backend, folder.path + "/target")
+        // Each runtime is closed whatever happens: one released open stops the test process.
         let source = try await SoukRuntime.open(sourceConfig, logger: testLogger(), migrate: true)
-        try await source.catalog.createApp(AppModel(appleItemId: 6_500_000_001, bundleId: "org.example.sample", name: "Sample", access: .public))
+        let (before, backup, sourceJWKS) = try await source.closing { source in
+            try await source.catalog.createApp(AppModel(appleItemId: 6_500_000_001, bundleId: "org.example.sample", name: "Sample", access: .public))
 
-        // Writes go on while the backup is taken: accounts, and package versions (blobs, then rows).
-        let committed = Mutex<(accounts: [String], versions: [UInt64])>(([], []))
-        let writer = Task {
-            var index = 0
-            while !Task.isCancelled {
-                index += 1
-                let email = "writer\(index)@example.com"
-                try await AccountModel(email: email, passwordHash: "unused").create(on: source.database.db)
-                committed.withLock { $0.accounts.append(email) }
-                if index % 4 == 0 {
-                    let version = 9_000_000_000 + UInt64(index)
-                    let out = "\(folder.path)/pkg-\(version)"
-                    try SamplePackageMaker(appleItemId: 6_500_000_001, appleVersionId: version, bundleId: "org.example.sample",
-                                           shortVersion: "1.\(index)", bundleVersion: "\(index)", minimumOS: OSVersion("17.0")!,
-                                           variantSize: 40_000 + index, chunkSize: 16_384).write(to: out)
-                    _ = try await source.importer.importPackage(at: out)
-                    committed.withLock { $0.versions.append(version) }
+            // Writes go on while the backup is taken: accounts, and package versions (blobs, then rows).
+            let committed = Mutex<(accounts: [String], versions: [UInt64])>(([], []))
+            let writer = Task {
+                var index = 0
+                while !Task.isCancelled {
+                    index += 1
+                    let email = "writer\(index)@example.com"
+                    try await AccountModel(email: email, passwordHash: "unused").create(on: source.database.db)
+                    committed.withLock { $0.accounts.append(email) }
+                    if index % 4 == 0 {
+                        let version = 9_000_000_000 + UInt64(index)
+                        let out = "\(folder.path)/pkg-\(version)"
+                        try SamplePackageMaker(appleItemId: 6_500_000_001, appleVersionId: version, bundleId: "org.example.sample",
+                                               shortVersion: "1.\(index)", bundleVersion: "\(index)", minimumOS: OSVersion("17.0")!,
+                                               variantSize: 40_000 + index, chunkSize: 16_384).write(to: out)
+                        _ = try await source.importer.importPackage(at: out)
+                        committed.withLock { $0.versions.append(version) }
+                    }
                 }
             }
+            // Until a few versions are in (a loaded machine imports slowly), then the backup starts.
+            for _ in 0..<600 where committed.withLock({ $0.versions.count }) < 2 { try await Task.sleep(for: .milliseconds(50)) }
+            let before = committed.withLock { $0 }
+            #expect(before.versions.count >= 1, "some versions were committed before the backup began")
+            let backup = folder.path + "/backup"
+            try await SoukCommand.run(["backup", "create", backup] + sourceArguments)
+            try await Task.sleep(for: .milliseconds(200))
+            writer.cancel()
+            _ = await writer.result
+            return (before, backup, try await source.installVerificationKeys.jwks())
         }
-        // Until a few versions are in (a loaded machine imports slowly), then the backup starts.
-        for _ in 0..<600 where committed.withLock({ $0.versions.count }) < 2 { try await Task.sleep(for: .milliseconds(50)) }
-        let before = committed.withLock { $0 }
-        #expect(before.versions.count >= 1, "some versions were committed before the backup began")
-        let backup = folder.path + "/backup"
-        try await SoukCommand.run(["backup", "create", backup] + sourceArguments)
-        try await Task.sleep(for: .milliseconds(200))
-        writer.cancel()
-        _ = await writer.result
-        let sourceJWKS = try await source.installVerificationKeys.jwks()
-        await source.close()
 
         #expect(FileManager.default.fileExists(atPath: backup + "/" + SoukBackup.manifestFile))
         let keysMode = try FileManager.default.attributesOfItem(atPath: backup + "/keys")[.posixPermissions] as? Int
@@ -70,27 +72,28 @@ import Testing
 
         try await SoukCommand.run(["backup", "restore", backup] + targetArguments)
         let target = try await SoukRuntime.open(targetConfig, logger: testLogger(), migrate: backend == .postgres)
-        let emails = Set(try await AccountModel.query(on: target.database.db).all().map(\.email))
-        #expect(Set(before.accounts).isSubset(of: emails), "every account committed before the backup is restored")
-        let app = try await target.catalog.app(appleItemId: 6_500_000_001)
-        let versions = Set(try await target.catalog.versions(of: app).map(\.appleVersionId))
-        #expect(Set(before.versions).isSubset(of: versions), "every version committed before the backup is restored")
-        // Every blob a restored row names is there, with the bytes its name promises.
-        let rows = try await target.database.sql.raw("SELECT blob_sha256 FROM package_files").all()
-        #expect(!rows.isEmpty)
-        for row in rows {
-            let digest = try row.decode(column: "blob_sha256", as: String.self)
-            let path = target.blobs.path(for: digest)
-            #expect(FileManager.default.fileExists(atPath: path), "blob \(digest)")
+        try await target.closing { target in
+            let emails = Set(try await AccountModel.query(on: target.database.db).all().map(\.email))
+            #expect(Set(before.accounts).isSubset(of: emails), "every account committed before the backup is restored")
+            let app = try await target.catalog.app(appleItemId: 6_500_000_001)
+            let versions = Set(try await target.catalog.versions(of: app).map(\.appleVersionId))
+            #expect(Set(before.versions).isSubset(of: versions), "every version committed before the backup is restored")
+            // Every blob a restored row names is there, with the bytes its name promises.
+            let rows = try await target.database.sql.raw("SELECT blob_sha256 FROM package_files").all()
+            #expect(!rows.isEmpty)
+            for row in rows {
+                let digest = try row.decode(column: "blob_sha256", as: String.self)
+                let path = target.blobs.path(for: digest)
+                #expect(FileManager.default.fileExists(atPath: path), "blob \(digest)")
+            }
+            // Same keys: the same files, the same JWKS, the same license certificates.
+            #expect(try await target.installVerificationKeys.jwks() == sourceJWKS)
+            for name in try FileManager.default.contentsOfDirectory(atPath: sourceConfig.keysDir) where !name.hasPrefix(".") {
+                #expect(FileManager.default.contents(atPath: sourceConfig.keysDir + "/" + name)
+                        == FileManager.default.contents(atPath: targetConfig.keysDir + "/" + name), "\(name)")
+            }
+            #expect(target.keys.licenseSigningCertificateDER.count > 0)
         }
-        // Same keys: the same files, the same JWKS, the same license certificates.
-        #expect(try await target.installVerificationKeys.jwks() == sourceJWKS)
-        for name in try FileManager.default.contentsOfDirectory(atPath: sourceConfig.keysDir) where !name.hasPrefix(".") {
-            #expect(FileManager.default.contents(atPath: sourceConfig.keysDir + "/" + name)
-                    == FileManager.default.contents(atPath: targetConfig.keysDir + "/" + name), "\(name)")
-        }
-        #expect(target.keys.licenseSigningCertificateDER.count > 0)
-        await target.close()
 
         // A target that holds anything is refused, and left as it was.
         let error = await #expect(throws: (any Error).self) { try await SoukCommand.run(["backup", "restore", backup] + targetArguments) }

@@ -29,10 +29,9 @@ import Testing
     func state(_ settings: [String], app: String = CommerceCatalogSamples.readerApp) async throws -> CommerceCatalogState? {
         var flags = ["dataDir": settings[1]]
         if settings.count > 3 { flags["databaseUrl"] = settings[3] }
-        let runtime = try await SoukRuntime.open(try await SoukConfig.load(flags: flags, environment: [:]), logger: testLogger())
-        let state = try await runtime.commerceCatalogs.store.state(app: app)
-        await runtime.close()
-        return state
+        return try await SoukRuntime.open(try await SoukConfig.load(flags: flags, environment: [:]), logger: testLogger()).closing { runtime in
+            try await runtime.commerceCatalogs.store.state(app: app)
+        }
     }
 
     @Test(arguments: TestBackend.available)

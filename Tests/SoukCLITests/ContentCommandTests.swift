@@ -35,11 +35,9 @@ import Testing
     func stored(_ settings: [String]) async throws -> [HostedContent] {
         var flags = ["dataDir": settings[1]]
         if settings.count > 3 { flags["databaseUrl"] = settings[3] }
-        let runtime = try await SoukRuntime.open(try await SoukConfig.load(flags: flags, environment: [:]), logger: testLogger())
-        let store = HostedContentStore(database: runtime.database, blobs: runtime.blobs, workArea: runtime.config.workDir)
-        let contents = try await store.list(app: Self.app)
-        await runtime.close()
-        return contents
+        return try await SoukRuntime.open(try await SoukConfig.load(flags: flags, environment: [:]), logger: testLogger()).closing { runtime in
+            try await HostedContentStore(database: runtime.database, blobs: runtime.blobs, workArea: runtime.config.workDir).list(app: Self.app)
+        }
     }
 
     func makePackage(_ path: String, version: String, text: String, extra: String? = nil) throws -> String {

@@ -69,10 +69,10 @@ import Testing
         await #expect(throws: CommandFailure.self) { try await SoukCommand.run(["purchases", "revoke", "--id", UUID().uuidString] + settings) }
         await #expect(throws: (any Error).self) { try await SoukCommand.run(["purchases", "list"] + settings) }
 
-        let after = try await SoukRuntime.open(config, logger: testLogger())
-        let stored = try await after.purchases.payment(payment)
-        let balances = try await after.purchases.balances(account: try #require(stored?.accountId), app: CommerceCatalogSamples.readerApp)
-        await after.close()
+        let (stored, balances) = try await SoukRuntime.open(config, logger: testLogger()).closing { after in
+            let stored = try await after.purchases.payment(payment)
+            return (stored, try await after.purchases.balances(account: try #require(stored?.accountId), app: CommerceCatalogSamples.readerApp))
+        }
         await drop()
         #expect(stored?.revokedAt != nil)
         #expect(balances.map(\.balance) == [0])

@@ -72,10 +72,9 @@ import Testing
                 await #expect(throws: CommandFailure.self) { try await SoukCommand.run(["purchases", "refund", "--id", id] + settings) }
                 #expect(faults.requests(matching: ":refund").count == asked)
 
-                let after = try await SoukRuntime.open(config, logger: testLogger())
-                let stored = try await after.purchases.payment(payment)
-                let audit = try await AuditLog(database: after.database).list(action: "purchase.refund", limit: 5)
-                await after.close()
+                let (stored, audit) = try await SoukRuntime.open(config, logger: testLogger()).closing { after in
+                    (try await after.purchases.payment(payment), try await AuditLog(database: after.database).list(action: "purchase.refund", limit: 5))
+                }
                 #expect(stored?.revokedAt != nil && stored?.revocationReason == "refunded")
                 #expect(audit.count == 1 && audit.first?.actor.hasPrefix("cli:") == true && audit.first?.after?.contains("orders.refund") == true)
                 await drop()

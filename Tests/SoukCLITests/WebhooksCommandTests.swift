@@ -36,15 +36,7 @@ import Testing
     }
 
     static func withRuntime<T>(_ config: SoukConfig, _ body: (SoukRuntime) async throws -> T) async throws -> T {
-        let runtime = try await SoukRuntime.open(config, logger: testLogger())
-        do {
-            let result = try await body(runtime)
-            await runtime.close()
-            return result
-        } catch {
-            await runtime.close()
-            throw error
-        }
+        try await SoukRuntime.open(config, logger: testLogger()).closing(body)
     }
 
     @Test(arguments: TestBackend.available)
