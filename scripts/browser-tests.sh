@@ -48,7 +48,8 @@ STORE_FAKES="${SOUK_STORE_FAKES_BIN:-$(dirname "$SOUK")/souk-store-fakes}"
 [ -x "$STORE_FAKES" ] || { echo "browser-tests: FAIL: no $STORE_FAKES; build first (swift build)" >&2; exit 1; }
 "$PYTHON" -c 'import cryptography' 2>/dev/null || unavailable "Python's cryptography is not installed (pip install cryptography)"
 "$STORE_FAKES" "$WORK/apple" "$STORES_APP" >"$WORK/apple-fake.log" 2>&1 &
-track $!
+APPLE_FAKE_PID=$!
+track "$APPLE_FAKE_PID"
 for _ in $(seq 1 100); do [ -s "$WORK/apple/apple.json" ] && break; sleep 0.1; done
 [ -s "$WORK/apple/apple.json" ] || fail "the App Store Server API fake did not start"
 "$PYTHON" Tests/browser/stores_setup.py prepare "$WORK/stores" "$WORK/apple" "$STORES_APP" || fail "preparing the stores"
@@ -132,4 +133,7 @@ if [ "$result" != 0 ]; then
   echo "browser-tests: FAIL: pytest exit $result; screenshots and server logs in $OUTPUT" >&2
   exit 1
 fi
+# The fake takes no SIGTERM (its test application's service group catches it): it holds no state worth a graceful end.
+kill -KILL "$APPLE_FAKE_PID" 2>/dev/null || true
+wait "$APPLE_FAKE_PID" 2>/dev/null || true
 finish

@@ -58,12 +58,8 @@ struct StoreFakes {
             // Written last, whole: the script waits for this file.
             try json.write(to: directory.appendingPathComponent("apple.json.part"))
             try FileManager.default.moveItem(at: directory.appendingPathComponent("apple.json.part"), to: directory.appendingPathComponent("apple.json"))
-            // The test application's service group takes SIGTERM for its own graceful shutdown, which
-            // ends the server but not this body: SIGTERM ends the process here.
-            signal(SIGTERM, SIG_IGN)
-            let terminate = DispatchSource.makeSignalSource(signal: SIGTERM)
-            terminate.setEventHandler { exit(0) }
-            terminate.resume()
+            // SIGTERM does not end this process (the test application's service group takes it):
+            // scripts/browser-tests.sh stops it with SIGKILL.
             while true { try await Task.sleep(for: .seconds(3600)) }
         }
     }
