@@ -50,6 +50,12 @@ let package = Package(
             dependencies: ["SoukDevice"],
             swiftSettings: swiftSettings
         ),
+        // The Swift tests' store fakes as a process, for the browser tests (scripts/browser-tests.sh).
+        .executableTarget(
+            name: "souk-store-fakes",
+            dependencies: ["SoukTestSupport", "SoukCore", .product(name: "Hummingbird", package: "hummingbird")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "SoukDevice",
             dependencies: [

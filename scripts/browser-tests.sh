@@ -2,7 +2,8 @@
 # Real-browser tests (Tests/browser: pytest + selenium): headless Chromium on every web page, and
 # WebKit (WebKitGTK's MiniBrowser under Xvfb) on the device sign-in flows. Builds nothing: it runs
 # the `souk` that scripts/test.sh built (.build/debug/souk, or SOUK_BIN), two `souk serve --demo`
-# on free ports (one with sign-up open), then pytest. Screenshots go to
+# on free ports (one with sign-up open) against the store fakes (souk-store-fakes for Apple,
+# Tests/stores-e2e/fakestores.py for Google), then pytest. Screenshots go to
 # ${SOUK_TEST_OUTPUT:-./test-output}/browser/. A browser that is not installed is skipped with a
 # warning; with CI=true it fails. Extra arguments go to pytest (e.g. -k one_tap).
 set -euo pipefail
@@ -39,6 +40,29 @@ NAME=browser-tests
 trap cleanup EXIT
 export SOUK_LOG_LEVEL=warning PYTHONDONTWRITEBYTECODE=1
 
+# The store fakes the Swift and end-to-end tests use, for the console's store forms (test_console_stores.py):
+# the Swift tests' App Store Server API fake as a process (souk-store-fakes) and Google Play in
+# Tests/stores-e2e/fakestores.py. Both servers talk to them; only the first has the app that uses them.
+STORES_APP=org.souk.browser.stores
+STORE_FAKES="${SOUK_STORE_FAKES_BIN:-$(dirname "$SOUK")/souk-store-fakes}"
+[ -x "$STORE_FAKES" ] || { echo "browser-tests: FAIL: no $STORE_FAKES; build first (swift build)" >&2; exit 1; }
+"$PYTHON" -c 'import cryptography' 2>/dev/null || unavailable "Python's cryptography is not installed (pip install cryptography)"
+"$STORE_FAKES" "$WORK/apple" "$STORES_APP" >"$WORK/apple-fake.log" 2>&1 &
+APPLE_FAKE_PID=$!
+track "$APPLE_FAKE_PID"
+for _ in $(seq 1 100); do [ -s "$WORK/apple/apple.json" ] && break; sleep 0.1; done
+[ -s "$WORK/apple/apple.json" ] || fail "the App Store Server API fake did not start"
+"$PYTHON" Tests/browser/stores_setup.py prepare "$WORK/stores" "$WORK/apple" "$STORES_APP" || fail "preparing the stores"
+"$PYTHON" Tests/stores-e2e/fakestores.py "$WORK/fakes.port" "$WORK/stores/google-public.pem" "$WORK/stores/secrets.json" >"$WORK/fakes.log" 2>&1 &
+track $!
+for _ in $(seq 1 50); do [ -s "$WORK/fakes.port" ] && break; sleep 0.1; done
+[ -s "$WORK/fakes.port" ] || fail "the fake stores did not start"
+GOOGLE_FAKE="http://127.0.0.1:$(cat "$WORK/fakes.port")"
+APPLE_FAKE=$("$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["baseURL"])' "$WORK/apple/apple.json")
+export SOUK_APPLE_ROOT_CERTIFICATES="$WORK/apple/apple-root.der" SOUK_APP_STORE_SERVER_API_BASE_URL="$APPLE_FAKE" \
+  SOUK_GOOGLE_PLAY_BASE_URL="$GOOGLE_FAKE" SOUK_GOOGLE_OAUTH_TOKEN_URL="$GOOGLE_FAKE/token" \
+  SOUK_STORE_RETRY_BASE_MS=50 SOUK_STORE_RETRY_MAX_MS=300
+
 start BASE --demo
 PASSWORD=$(sed -n 's/.*demo account .*password \([^ ]*\) .*/\1/p' "$STARTED_LOG" | head -1)
 [ -n "$PASSWORD" ] || fail "the demo password is not in the start-up banner"
@@ -70,6 +94,13 @@ with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
             path = os.path.join(folder, name)
             archive.write(path, os.path.relpath(path, root))
 PY
+# The stores' app, an operator of its own (test_console_stores.py turns its two-factor sign-in on) and a customer.
+STORES_OPERATOR_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
+STORES_CUSTOMER_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
+(cd "$WORK" && "$SOUK" catalog apply "$WORK/stores/catalog.json" >/dev/null \
+  && "$SOUK" accounts create --email stores-operator@souk.example --password "$STORES_OPERATOR_PASSWORD" --role operator >/dev/null \
+  && "$SOUK" accounts create --email subscriber@souk.example --password "$STORES_CUSTOMER_PASSWORD" >/dev/null) \
+  || fail "souk catalog apply and accounts create (the stores' app)"
 # `serve --demo` lets its operator into the console with a password only, and says so.
 grep -q "the console does not require two-factor sign-in" "$STARTED_LOG" || fail "the --demo banner does not say two-factor sign-in is off"
 # The second server requires two-factor sign-in for the console after all (test_console_two_factor.py).
@@ -89,6 +120,9 @@ SOUK_BROWSER_BASE="$BASE" SOUK_BROWSER_EMAIL=demo@souk.example SOUK_BROWSER_PASS
   SOUK_BROWSER_SUPPORT_EMAIL=helpdesk@souk.example SOUK_BROWSER_SUPPORT_PASSWORD="$SUPPORT_PASSWORD" \
   SOUK_BROWSER_RESET_EMAIL=forgetful@souk.example SOUK_BROWSER_RESET_PASSWORD="$RESET_PASSWORD" \
   SOUK_BROWSER_PACKAGE_ZIP="$WORK/console-package.zip" \
+  SOUK_BROWSER_STORES_APP="$STORES_APP" SOUK_BROWSER_APPLE_FAKE="$APPLE_FAKE" SOUK_BROWSER_GOOGLE_FAKE="$GOOGLE_FAKE" \
+  SOUK_BROWSER_STORES_OPERATOR_EMAIL=stores-operator@souk.example SOUK_BROWSER_STORES_OPERATOR_PASSWORD="$STORES_OPERATOR_PASSWORD" \
+  SOUK_BROWSER_STORES_CUSTOMER_EMAIL=subscriber@souk.example SOUK_BROWSER_STORES_CUSTOMER_PASSWORD="$STORES_CUSTOMER_PASSWORD" \
   SOUK_BROWSER_TV_CLIENT="$TV_CLIENT" SOUK_BROWSER_DEVICE="$(dirname "$SOUK")/souk-device" \
   "${RUNNER[@]}" "$PYTHON" -m pytest Tests/browser "$@"
 result=$?
@@ -99,4 +133,7 @@ if [ "$result" != 0 ]; then
   echo "browser-tests: FAIL: pytest exit $result; screenshots and server logs in $OUTPUT" >&2
   exit 1
 fi
+# The fake takes no SIGTERM (its test application's service group catches it): it holds no state worth a graceful end.
+kill -KILL "$APPLE_FAKE_PID" 2>/dev/null || true
+wait "$APPLE_FAKE_PID" 2>/dev/null || true
 finish

@@ -3,7 +3,8 @@ import SoukCore
 import SoukIntegrations
 import SoukStore
 
-/// Extending renewal dates (Apple's Extend a Subscription Renewal Date and its mass form).
+/// Extending renewal dates (Apple's Extend a Subscription Renewal Date; its mass form is sent from
+/// `AppleOperations+MassExtend` and followed here).
 extension AppleOperations {
     /// What became of one subscription's extension.
     public struct ExtensionOutcome: Sendable, Equatable {
@@ -71,51 +72,6 @@ extension AppleOperations {
             outcomes.append(ExtensionOutcome(originalTransactionId: original, productId: purchase.storeProductId, result: result))
         }
         return outcomes
-    }
-
-    /// Asks Apple to extend every eligible active subscriber of `product` (a Souk product id or its
-    /// App Store product id) by `days`; the worker follows the request until Apple completes it,
-    /// then moves the entitlements of the app's purchases it covered.
-    public func extendAll(app: String, product: String, days: Int, reason: Int, storefronts: [String]?, environment: CommerceEnvironment,
-                          actor: String) async throws -> AppleRenewalExtension {
-        let code = try Self.check(days: days, reason: reason)
-        let catalog = try await catalogs.state(app: app)
-        let definition = catalog?.product(product) ?? catalog?.product(store: .appleStore, sku: product)
-        guard let definition, definition.type == .autoRenewable else {
-            throw Refusal("\(product) is no auto-renewable subscription of \(app)'s catalog")
-        }
-        let sku = definition.skus[.appleStore] ?? definition.id
-        let (credentials, _) = try await credentials(app: app)
-        let request = AppleMassExtendRenewalDateRequest(requestIdentifier: Self.requestIdentifier(), extendByDays: days, extendReasonCode: code,
-                                                        productId: sku, storefrontCountryCodes: storefronts)
-        var row = AppleRenewalExtension(app: app, requestIdentifier: request.requestIdentifier, kind: .mass, environment: environment, productId: sku,
-                                        originalTransactionId: nil, extendByDays: days, reasonCode: reason, storefronts: storefronts,
-                                        requestedBy: actor, requestedAt: now())
-        try await extensions.record(row)
-        let answer: AppleAPIAnswer<String>
-        do {
-            answer = try await api.massExtendRenewalDate(request, environment: environment, credentials: credentials)
-        } catch {
-            try await extensions.update(row.id, status: .unanswered, nextCheckAt: nil, detail: "Apple gave no answer: \(error)")
-            throw error
-        }
-        switch answer {
-        case .found:
-            row.nextCheckAt = now()
-            row.detail = "waiting for Apple to complete it"
-        case .notFound:
-            row.status = .refused
-            row.detail = "Apple knows no such product"
-        case .invalid(let errorCode, let message):
-            row.status = .refused
-            row.detail = "errorCode \(errorCode.map(String.init) ?? "none"): \(message)"
-        }
-        try await extensions.update(row.id, status: row.status, nextCheckAt: row.nextCheckAt, detail: row.detail)
-        try await audit.record(actor: actor, action: "subscriptions.extend_mass", target: "app:\(app)",
-                               after: ["product": sku, "days": String(days), "reason": String(reason), "request": request.requestIdentifier,
-                                       "storefronts": storefronts?.joined(separator: ",") ?? "all", "status": row.status.rawValue,
-                                       "environment": environment.rawValue])
-        return row
     }
 
     /// One look at a pending mass extension (the extension worker's): Apple's status; once complete,

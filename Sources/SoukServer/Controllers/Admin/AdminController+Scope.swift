@@ -16,6 +16,17 @@ extension AdminController {
         throw Problem(.forbidden, reason)
     }
 
+    /// Returns when the session's role may take `action` on a whole app (the mass renewal-date
+    /// extension: the role that `StaffScope` asks of the same action on one person); otherwise
+    /// audits the refusal (target `app:<app>`) and throws 403.
+    func authorize(_ action: StaffScope.Action, session: ConsoleSession, app: String) async throws {
+        guard session.role < action.minimumRole else { return }
+        let reason = "Only an operator may do this; your role is \(session.role.rawValue)."
+        try await audit.record(actor: session.actor, action: "console.refused", target: "app:\(app)",
+                               after: ["action": action.rawValue, "reason": reason])
+        throw Problem(.forbidden, reason)
+    }
+
     /// Whether the session may take `action` on `person` (the person's page shows only those forms).
     func allows(_ action: StaffScope.Action, session: ConsoleSession, on person: AccountModel) throws -> Bool {
         try verdict(action, session: session, on: person).isAllowed

@@ -58,6 +58,7 @@ struct AdminController<Context: RequestContext> {
         router.get("admin/audit", use: auditPage)
         addAppRoutes(to: router)
         addCatalogRoutes(to: router)
+        addExtensionRoutes(to: router)
         addIntegrationRoutes(to: router)
         addRefundRoutes(to: router)
         addClientRoutes(to: router)
