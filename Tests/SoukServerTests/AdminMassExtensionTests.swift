@@ -97,7 +97,7 @@ import Testing
                     && requested.contains(row.requestIdentifier))
 
             // The worker follows the request; once complete, the subscription moved and the page says so with Apple's counts.
-            try await StoreLifecycleServerTests.eventually("the mass extension completes") {
+            try await eventually("the mass extension completes") {
                 try await AppleRenewalExtensionStore(database: fixture.runtime.database).request(id: row.id)?.status == .complete
             }
             let complete = String(buffer: try await AdminConsoleTests.get(fixture.client, Self.path, session: olive).body)
