@@ -4,7 +4,7 @@ import Synchronization
 /// Whether this process has loaded the in-memory indexes its hot requests read (`GET /health/ready`).
 ///
 /// Each part (`catalogIndex`, `storefrontIndex`) is marked loaded by the service that builds it at
-/// start (`CatalogIndexRefresher`, `StorefrontIndexWarmer`) after its first load succeeded. A load
+/// start (`IndexKeeper.catalog`, `IndexKeeper.storefront`) after its first load succeeded. A load
 /// that fails (a database outage) leaves the part pending and is retried; the failures are counted
 /// so an operator (and a test) can see that a retry happened. Nothing is ever marked pending again:
 /// a loaded index answers from memory while later refreshes fail.

@@ -26,18 +26,10 @@ public struct StorefrontApp: Sendable, Equatable {
     public init(appleItemId: UInt64, name: String, subtitle: String = "", developer: String = "", description: String = "",
                 category: String? = nil, featuredOrder: Int? = nil, latestRelease: Date? = nil, iconSHA256: String? = nil,
                 mediaJSON: String? = nil, pricing: AppPricing = .free) {
-        self.appleItemId = appleItemId
-        self.name = name
-        self.subtitle = subtitle
-        self.developer = developer
+        self.init(appleItemId: appleItemId, name: name, subtitle: subtitle, developer: developer, category: category,
+                  featuredOrder: featuredOrder, latestRelease: latestRelease, iconSHA256: iconSHA256, mediaJSON: mediaJSON,
+                  pricing: pricing, sortKey: StorefrontCatalog.fold(name))
         self.description = description
-        self.category = category
-        self.featuredOrder = featuredOrder
-        self.latestRelease = latestRelease
-        self.iconSHA256 = iconSHA256
-        self.mediaJSON = mediaJSON
-        self.pricing = pricing
-        self.sortKey = StorefrontCatalog.fold(name)
     }
 
     /// An app read back from `StorefrontRecords`, its folded name stored with it.
