@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SQLKit
+import Synchronization
 
 /// Where Souk keeps its data: an embedded SQLite file (the default) or a PostgreSQL server.
 public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
@@ -141,13 +142,19 @@ public final class SoukDatabase: Sendable {
         return try await migrator.previewPrepareBatch().get().map { $0.0.name }
     }
 
-    /// Runs `SELECT 1`: true when the database answers.
-    public func ping() async -> Bool {
-        do {
-            _ = try await sql.raw("SELECT 1 AS ok").first()
-            return true
-        } catch {
-            return false
+    /// Runs `SELECT 1`: true when the database answers within `deadline`. A health check must answer
+    /// in time even when every pooled connection is held by a query that hangs (a database stopped
+    /// mid-query), where the query itself would wait for the pool's whole timeout; the query is left
+    /// to finish on its own.
+    public func ping(deadline: Duration = .seconds(2)) async -> Bool {
+        let answer = PingAnswer()
+        return await withCheckedContinuation { continuation in
+            answer.hold(continuation)
+            Task { answer.give((try? await self.sql.raw("SELECT 1 AS ok").first()) != nil) }
+            Task {
+                try? await Task.sleep(for: deadline)
+                answer.give(false)
+            }
         }
     }
 
@@ -155,5 +162,23 @@ public final class SoukDatabase: Sendable {
     public func shutdown() async {
         await databases.shutdownAsync()
         try? await sqliteThreads?.shutdownGracefully()
+    }
+}
+
+/// The first of a ping's two answers (the query's, or the deadline's `false`); the other is dropped.
+private final class PingAnswer: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Bool, Never>?, answered: Bool)>((nil, false))
+
+    func hold(_ continuation: CheckedContinuation<Bool, Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func give(_ ok: Bool) {
+        let waiting: CheckedContinuation<Bool, Never>? = state.withLock { state in
+            guard !state.answered, let continuation = state.continuation else { return nil }
+            state.answered = true
+            return continuation
+        }
+        waiting?.resume(returning: ok)
     }
 }
