@@ -30,3 +30,15 @@ wait_healthy() {
 
 # Server CPU time of process $1 in clock ticks (user + system).
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# Makes a fresh database NAME on the throwaway PostgreSQL (scripts/postgres.sh, started if needed),
+# sets DB to its name and exports SOUK_DATABASE_URL naming it, and migrates it with $SOUK. The
+# caller drops it: psql "$SOUK_TEST_POSTGRES_URL" -c "DROP DATABASE IF EXISTS $DB".
+bench_database() {
+  [ -n "${SOUK_TEST_POSTGRES_URL:-}" ] || eval "$(scripts/postgres.sh env)"
+  DB="$1"
+  psql "$SOUK_TEST_POSTGRES_URL" -qc "CREATE DATABASE $DB" >/dev/null
+  SOUK_DATABASE_URL=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$SOUK_TEST_POSTGRES_URL" "$DB")
+  export SOUK_DATABASE_URL
+  "$SOUK" migrate >/dev/null
+}

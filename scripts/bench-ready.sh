@@ -31,12 +31,7 @@ trap cleanup EXIT
 
 export SOUK_DATA_DIR="${SOUK_DATA_DIR:-$WORK/data}" SOUK_LOG_LEVEL=info
 if [ -z "${SOUK_DATABASE_URL:-}" ]; then
-  [ -n "${SOUK_TEST_POSTGRES_URL:-}" ] || eval "$(scripts/postgres.sh env)"
-  DB="souk_bench_ready_$$"
-  psql "$SOUK_TEST_POSTGRES_URL" -qc "CREATE DATABASE $DB" >/dev/null
-  SOUK_DATABASE_URL=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$SOUK_TEST_POSTGRES_URL" "$DB")
-  export SOUK_DATABASE_URL
-  "$SOUK" migrate >/dev/null
+  bench_database "souk_bench_ready_$$"
   echo "bench-ready: seeding $APPS apps…" >&2
   "$SOUK" bench seed-catalog --apps "$APPS" >&2
 fi
