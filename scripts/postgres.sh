@@ -35,7 +35,9 @@ start() {
   local bin
   bin=$(bindir)
   mkdir -p "$ROOT" "$SOCKETS"
-  if [ "$(id -u)" = "0" ]; then chown -R postgres:postgres "$ROOT"; fi
+  # Not recursive: a running server's databases come and go under $DATA while tests run, and
+  # initdb makes $DATA as its owner anyway.
+  if [ "$(id -u)" = "0" ]; then chown postgres:postgres "$ROOT" "$SOCKETS"; fi
   if [ ! -f "$DATA/PG_VERSION" ]; then
     as_owner "$bin/initdb" -D "$DATA" -U postgres --auth=trust --encoding=UTF8 --locale=C >"$ROOT/initdb.log" 2>&1 \
       || { cat "$ROOT/initdb.log" >&2; exit 1; }

@@ -16,6 +16,8 @@ public enum OpaqueToken {
         case deviceCode = "sdc_"
         /// A registered client's public `client_id` (not a secret, but as unguessable as one).
         case clientId = "sci_"
+        /// A developer organisation's API key (`Authorization: Bearer sk_…`, docs/developers.md).
+        case developerKey = "sk_"
     }
 
     /// A fresh secret from the system's secure random generator.

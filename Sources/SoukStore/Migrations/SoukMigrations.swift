@@ -93,5 +93,7 @@ enum SoukMigrations {
         UpdatePurchasesAddGoogleOffer(),
         // 043: autovacuum of `licenses` tuned for renewals (PostgreSQL)
         UpdateLicensesSetAutovacuum(),
+        // 044: developer organisations, members and API keys; who owns an app and a catalog; review
+        CreateDevelopers(),
     ]
 }

@@ -28,6 +28,8 @@ public final class AppModel: Model, @unchecked Sendable {
     @OptionalField(key: "media") public var mediaJSON: String?
     /// The app's place among the home page's featured apps (lowest first); nil: not featured.
     @OptionalField(key: "featured_order") public var featuredOrder: Int?
+    /// The developer organisation that owns the app (`DeveloperDirectory`); nil: the marketplace's own.
+    @OptionalField(key: "developer_id") public var developerID: String?
     @Timestamp(key: "created_at", on: .create) public var createdAt: Date?
     @Timestamp(key: "updated_at", on: .update) public var updatedAt: Date?
     @Children(for: \.$app) public var versions: [AppVersionModel]

@@ -24,12 +24,27 @@ public final class AppVersionModel: Model, @unchecked Sendable {
     /// `souk packages withdraw`): no longer offered or served; devices on it get a 404 failure.
     @OptionalField(key: "withdrawn_at") public var withdrawnAt: Date?
     @OptionalField(key: "withdrawn_reason") public var withdrawnReason: String?
+    /// `VersionReviewState`: a version a developer uploads waits `in_review` until an operator
+    /// releases or rejects it; only released versions are offered (docs/developers.md, "Review").
+    @Field(key: "review_state") public var reviewStateRaw: String
+    /// Why the version was rejected, as the developer is shown it.
+    @OptionalField(key: "review_reason") public var reviewReason: String?
+    @OptionalField(key: "reviewed_at") public var reviewedAt: Date?
+    /// The audit name of who approved or rejected it.
+    @OptionalField(key: "reviewed_by") public var reviewedBy: String?
     @Children(for: \.$version) public var files: [PackageFileModel]
 
     public init() {}
 
+    /// An unknown stored value (written by a newer Souk) reads as not released.
+    public var reviewState: VersionReviewState {
+        get { VersionReviewState(rawValue: reviewStateRaw) ?? .inReview }
+        set { reviewStateRaw = newValue.rawValue }
+    }
+
     public init(appID: UUID, manifest: PackageManifest, manifestSHA256: String, releaseDate: Date) {
         self.$app.id = appID
+        self.reviewStateRaw = VersionReviewState.released.rawValue
         self.appleVersionIdColumn = AppleIDColumn.store(manifest.appleVersionId)
         self.bundleVersion = manifest.bundleVersion
         self.shortVersionString = manifest.shortVersionString
@@ -44,6 +59,7 @@ public final class AppVersionModel: Model, @unchecked Sendable {
     public init(appID: UUID, appleVersionId: UInt64, bundleVersion: String, shortVersionString: String,
                 minimumOS: [Platform: OSVersion], releaseDate: Date) {
         self.$app.id = appID
+        self.reviewStateRaw = VersionReviewState.released.rawValue
         self.appleVersionIdColumn = AppleIDColumn.store(appleVersionId)
         self.bundleVersion = bundleVersion
         self.shortVersionString = shortVersionString

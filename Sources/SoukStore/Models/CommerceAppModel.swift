@@ -12,6 +12,8 @@ public final class CommerceAppModel: Model, @unchecked Sendable {
     /// The catalog file's `stores` object as compact JSON (references to secrets only); nil: none set.
     @OptionalField(key: "stores") public var stores: String?
     @Field(key: "revision") public var revision: Int64
+    /// The developer organisation that owns the catalog (`DeveloperDirectory`); nil: the marketplace's own.
+    @OptionalField(key: "developer_id") public var developerID: String?
     @Field(key: "modified_at") public var modifiedAt: Date
     @Field(key: "created_at") public var createdAt: Date
 
