@@ -31,6 +31,12 @@ public struct SoukConfig: Sendable {
     public var signUpEnabled = false
     /// Whether support and operator accounts must turn on two-factor sign-in before the console opens.
     public var consoleRequiresTwoFactor = true
+    /// Whether a version a developer uploads waits in review until an operator releases it
+    /// (docs/developers.md, "Review"); versions the operator imports are released at once.
+    public var reviewNewVersions = true
+    /// The marketplace's share of a developer organisation's sales, in percent (an organisation's
+    /// own `commission_percent` overrides it; docs/developers.md, "Payouts").
+    public var commissionPercent = 15
     /// `updates.pollingInterval` of `/.well-known/marketplace-kit`, in hours (never below 24).
     public var updatesPollingHours = 24
     /// How often each process checks the catalog change log (and re-reads signing keys); 0 checks on every request.
@@ -154,6 +160,8 @@ public struct SoukConfig: Sendable {
         ("allowPlainPkce", "SOUK_ALLOW_PLAIN_PKCE", "-", "accept code_challenge_method=plain (default true)"),
         ("signUp", "SOUK_SIGN_UP", "-", "let people create accounts at /signup (default false)"),
         ("consoleRequiresTwoFactor", "SOUK_CONSOLE_REQUIRES_TWO_FACTOR", "-", "support and operators see only the two-factor enrolment page until it is on (default true; serve --demo turns it off)"),
+        ("reviewNewVersions", "SOUK_REVIEW_NEW_VERSIONS", "-", "versions developers upload wait in review until an operator approves them (default true)"),
+        ("commissionPercent", "SOUK_COMMISSION_PERCENT", "-", "the marketplace's share of developers' sales in percent, 0–100 (default 15; per organisation overridable)"),
         ("updatesPollingHours", "SOUK_UPDATES_POLLING_HOURS", "-", "hours between update checks, at least 24 (default 24)"),
         ("catalogRefreshMs", "SOUK_CATALOG_REFRESH_MS", "-", "how often a process looks for catalog and key changes made elsewhere (default 1000)"),
         ("tokenCacheEntries", "SOUK_TOKEN_CACHE_ENTRIES", "-", "most access tokens each process holds in memory; when full the least recently used makes room (default 100000)"),
@@ -383,6 +391,11 @@ public struct SoukConfig: Sendable {
             }
             config.consoleRequiresTwoFactor = value
         }
+        if let review = try await reader.string("reviewNewVersions") {
+            guard let value = Bool(review.lowercased()) else { throw reader.error("reviewNewVersions", review, "must be true or false") }
+            config.reviewNewVersions = value
+        }
+        config.commissionPercent = try await reader.wholeNumber("commissionPercent", default: 15, range: 0...100)
         return config
     }
 
