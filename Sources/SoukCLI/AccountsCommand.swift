@@ -36,7 +36,7 @@ struct AccountsCommand: AsyncParsableCommand {
                     try await account.save(on: runtime.database.db)
                 }
                 try await AuditLog(database: runtime.database).record(
-                    actor: AuditLog.cliActor, action: "account.create", target: "account:\(try account.requireID().uuidString.lowercased())",
+                    actor: AuditLog.cliActor, action: .accountCreate, target: "account:\(try account.requireID().uuidString.lowercased())",
                     after: ["email": account.email, "role": role.rawValue, "sandbox": String(sandbox)])
                 print("Created \(sandbox ? "sandbox account" : "account") \(account.email) (\(account.id?.uuidString ?? "?"))"
                     + (role == .customer ? "" : " with role \(role.rawValue)"))

@@ -24,7 +24,7 @@ extension AccountsCommand {
                     return
                 }
                 try await AuditLog(database: runtime.database).record(
-                    actor: AuditLog.cliActor, action: "account.set-role", target: "account:\(id.uuidString.lowercased())",
+                    actor: AuditLog.cliActor, action: .accountSetRole, target: "account:\(id.uuidString.lowercased())",
                     before: ["email": account.email, "role": before.rawValue], after: ["email": account.email, "role": role.rawValue])
                 print("\(account.email) is now \(role.rawValue) (was \(before.rawValue))")
             }
@@ -52,7 +52,7 @@ extension AccountsCommand {
                         return
                     }
                     try await AuditLog(database: runtime.database).record(
-                        actor: AuditLog.cliActor, action: "account.totp-reset", target: "account:\(id.uuidString.lowercased())",
+                        actor: AuditLog.cliActor, action: .accountTOTPReset, target: "account:\(id.uuidString.lowercased())",
                         before: ["email": account.email, "totp": account.totpEnabled ? "on" : "enrolling"],
                         after: ["email": account.email, "totp": "off"])
                     print("Two-factor sign-in is off for \(account.email)")

@@ -34,7 +34,7 @@ struct AppsCommand: AsyncParsableCommand {
                 if let icon {
                     app = try await runtime.catalog.setIcon(appleItemId: id, pngAt: icon, blobs: runtime.blobs)
                 }
-                try await runtime.auditCLI("app.create", target: "app:\(id)", after: ["bundle_id": app.bundleId, "name": app.name,
+                try await runtime.auditCLI(.appCreate, target: "app:\(id)", after: ["bundle_id": app.bundleId, "name": app.name,
                                                                                       "developer": app.developerName, "access": app.access.rawValue])
                 print("Created app \(app.appleItemId) \(app.bundleId) \"\(app.name)\" (access: \(app.access.rawValue))")
             }
@@ -103,7 +103,7 @@ struct AppsCommand: AsyncParsableCommand {
             try await withRuntime(settings) { runtime in
                 let before = try await runtime.catalog.app(appleItemId: id).iconSHA256
                 let app = try await runtime.catalog.setIcon(appleItemId: id, pngAt: icon, blobs: runtime.blobs)
-                try await runtime.auditCLI("app.media", target: "app:\(id)", before: ["icon": before ?? ""], after: ["icon": app.iconSHA256 ?? ""])
+                try await runtime.auditCLI(.appMedia, target: "app:\(id)", before: ["icon": before ?? ""], after: ["icon": app.iconSHA256 ?? ""])
                 print("Icon set: \(runtime.config.publicURL)/apps/\(id)/icon")
             }
         }
@@ -175,7 +175,7 @@ struct AppsCommand: AsyncParsableCommand {
             try await withRuntime(settings) { runtime in
                 let before = try await runtime.catalog.app(appleItemId: id)
                 let app = try await runtime.catalog.setAvailability(appleItemId: id, to: .removedByDeveloper)
-                try await AppsCommand.auditAvailability(runtime, "app.remove", before: before, after: app)
+                try await AppsCommand.auditAvailability(runtime, .appRemove, before: before, after: app)
                 print("Marked \(app.appleItemId) \(app.bundleId) as removed by its developer")
             }
         }
@@ -192,7 +192,7 @@ struct AppsCommand: AsyncParsableCommand {
             try await withRuntime(settings) { runtime in
                 let before = try await runtime.catalog.app(appleItemId: id)
                 let app = try await runtime.catalog.setAvailability(appleItemId: id, to: .takenDown, reason: reason)
-                try await AppsCommand.auditAvailability(runtime, "app.takedown", before: before, after: app)
+                try await AppsCommand.auditAvailability(runtime, .appTakedown, before: before, after: app)
                 print("Took down \(app.appleItemId) \(app.bundleId)")
             }
         }
@@ -208,7 +208,7 @@ struct AppsCommand: AsyncParsableCommand {
             try await withRuntime(settings) { runtime in
                 let before = try await runtime.catalog.app(appleItemId: id)
                 let app = try await runtime.catalog.setAvailability(appleItemId: id, to: .available)
-                try await AppsCommand.auditAvailability(runtime, "app.reinstate", before: before, after: app)
+                try await AppsCommand.auditAvailability(runtime, .appReinstate, before: before, after: app)
                 print("Reinstated \(app.appleItemId) \(app.bundleId)")
             }
         }
@@ -217,7 +217,7 @@ struct AppsCommand: AsyncParsableCommand {
 
 extension AppsCommand {
     /// The audit entry of an availability change (nothing when nothing changed).
-    static func auditAvailability(_ runtime: SoukRuntime, _ action: String, before: AppModel, after: AppModel) async throws {
+    static func auditAvailability(_ runtime: SoukRuntime, _ action: AuditAction, before: AppModel, after: AppModel) async throws {
         guard before.availability != after.availability || before.takedownReason != after.takedownReason else { return }
         try await runtime.auditCLI(action, target: "app:\(after.appleItemId)",
                                    before: ["availability": before.availability.rawValue, "reason": before.takedownReason ?? ""],

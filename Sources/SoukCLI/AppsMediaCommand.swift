@@ -73,10 +73,10 @@ extension AppsCommand {
                     category: category.flatMap(AppCategory.init(slug:)), description: description, whatsNew: whatsNew,
                     blobs: runtime.blobs)
                 if before.auditDetailFields != app.auditDetailFields {
-                    try await runtime.auditCLI("app.details", target: "app:\(id)", before: before.auditDetailFields, after: app.auditDetailFields)
+                    try await runtime.auditCLI(.appDetails, target: "app:\(id)", before: before.auditDetailFields, after: app.auditDetailFields)
                 }
                 if before.auditMediaFields != app.auditMediaFields {
-                    try await runtime.auditCLI("app.media", target: "app:\(id)", before: before.auditMediaFields, after: app.auditMediaFields)
+                    try await runtime.auditCLI(.appMedia, target: "app:\(id)", before: before.auditMediaFields, after: app.auditMediaFields)
                 }
                 let media = app.media ?? AppMedia()
                 print("Media set for \(app.appleItemId) \(app.bundleId): icon \(media.icon == nil ? "none" : "\(runtime.config.publicURL)/media/\(media.icon!.sha256).png"), "
@@ -100,7 +100,7 @@ extension AppsCommand {
             try await withRuntime(settings) { runtime in
                 let before = try await runtime.catalog.app(appleItemId: id).featuredOrder
                 try await runtime.catalog.setFeatured(appleItemId: id, order: remove ? nil : order)
-                try await runtime.auditCLI("app.feature", target: "app:\(id)", before: ["featured_order": before.map(String.init) ?? ""],
+                try await runtime.auditCLI(.appFeature, target: "app:\(id)", before: ["featured_order": before.map(String.init) ?? ""],
                                            after: ["featured_order": remove ? "" : String(order)])
                 print(remove ? "App \(id) is no longer featured" : "App \(id) is featured at order \(order)")
             }

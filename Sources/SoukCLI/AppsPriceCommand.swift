@@ -57,7 +57,7 @@ extension AppsCommand {
                 let app = try await runtime.catalog.setPricing(appleItemId: id, prices: free ? [] : (amounts.isEmpty ? nil : prices),
                                                                requiresEntitlement: entitlement)
                 if before != app.pricing.summary {
-                    try await runtime.auditCLI("app.price", target: "app:\(id)", before: ["price": before], after: ["price": app.pricing.summary])
+                    try await runtime.auditCLI(.appPrice, target: "app:\(id)", before: ["price": before], after: ["price": app.pricing.summary])
                 }
                 print("\(app.appleItemId) \(app.bundleId): \(app.pricing.summary)")
             }

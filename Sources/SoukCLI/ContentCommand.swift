@@ -25,7 +25,7 @@ struct ContentCommand: AsyncParsableCommand {
                 do {
                     switch try await store.importPackage(at: path, app: app) {
                     case .imported(let content):
-                        try await runtime.auditCLI("content.import", target: "catalog:\(content.app)",
+                        try await runtime.auditCLI(.contentImport, target: "catalog:\(content.app)",
                                                    after: ["product": content.productId, "version": "\(content.contentVersion)",
                                                            "bytes": String(content.size), "sha256": content.sha256])
                         print("Imported \(content.productId) \(content.contentVersion): \(content.size) bytes, SHA-256 \(content.sha256)")

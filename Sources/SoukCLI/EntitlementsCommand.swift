@@ -86,7 +86,7 @@ extension EntitlementsCommand {
                     throw CommandFailure(error.description)
                 }
                 try await AuditLog(database: runtime.database).record(
-                    actor: AuditLog.cliActor, action: "entitlement.grant", target: "account:\(accountId.uuidString.lowercased())",
+                    actor: AuditLog.cliActor, action: .entitlementGrant, target: "account:\(accountId.uuidString.lowercased())",
                     after: grant.auditFields)
                 print("Granted \(entitlement) to \(account) in \(app) (\(grant.environment.rawValue)) until "
                     + "\(grant.expiresAt.map(Table.date) ?? "revoked"); grant \(grant.id.uuidString.lowercased())")
@@ -171,7 +171,7 @@ extension EntitlementsCommand {
 
     static func auditRevoke(before: EntitlementGrant, after: EntitlementGrant, database: SoukDatabase) async throws {
         try await AuditLog(database: database).record(
-            actor: AuditLog.cliActor, action: "entitlement.revoke", target: "account:\(after.accountId.uuidString.lowercased())",
+            actor: AuditLog.cliActor, action: .entitlementRevoke, target: "account:\(after.accountId.uuidString.lowercased())",
             before: before.auditFields, after: after.auditFields)
     }
 

@@ -57,7 +57,7 @@ struct KeysCommand: AsyncParsableCommand {
                 if owner != InstallVerificationKeyRecord.marketplaceOwner { _ = try await runtime.catalog.app(appleItemId: owner) }
                 let before = try await runtime.installVerificationKeys.activeKeys()[owner]?.kid
                 let record = try await runtime.installVerificationKeys.rotate(owner: owner, kid: keyId)
-                try await runtime.auditCLI("key.rotate", target: owner == InstallVerificationKeyRecord.marketplaceOwner ? "key:marketplace" : "key:app:\(owner)",
+                try await runtime.auditCLI(.keyRotate, target: owner == InstallVerificationKeyRecord.marketplaceOwner ? "key:marketplace" : "key:app:\(owner)",
                                            before: ["kid": before ?? ""], after: ["kid": record.kid])
                 print("""
                 New install verification key \(record.kid) for \(owner == 0 ? "the marketplace" : "app \(owner)"); it signs from now on.
@@ -78,7 +78,7 @@ struct KeysCommand: AsyncParsableCommand {
             let owner = try parseAppleID(appleItemId, option: "--apple-item-id")
             try await withRuntime(settings) { runtime in
                 try await runtime.installVerificationKeys.store.retire(owner: owner)
-                try await runtime.auditCLI("key.retire", target: "key:app:\(owner)")
+                try await runtime.auditCLI(.keyRetire, target: "key:app:\(owner)")
                 print("App \(owner) signs with the marketplace key again; its own key stays published until its tokens expire.")
             }
         }

@@ -45,7 +45,7 @@ struct MarketplaceCommand: AsyncParsableCommand {
                     // The key id names the current signing key: both change together.
                     try await InstallVerificationKeyStore(database: runtime.database).rename(owner: InstallVerificationKeyRecord.marketplaceOwner, to: keyId)
                 }
-                try await runtime.auditCLI("marketplace.set", target: "marketplace", before: before,
+                try await runtime.auditCLI(.marketplaceSet, target: "marketplace", before: before,
                                            after: ["name": marketplace.name, "apple_item_id": String(marketplace.appleItemId),
                                                    "key_id": keyId ?? before["key_id"] ?? ""])
                 print("Updated marketplace \(marketplace.name)")

@@ -23,7 +23,7 @@ struct PackagesCommand: AsyncParsableCommand {
                 do {
                     switch try await runtime.importer.importPackage(at: path) {
                     case .imported(let item, let version, let files, let bytes):
-                        try await runtime.auditCLI("package.import", target: "app:\(item)",
+                        try await runtime.auditCLI(.packageImport, target: "app:\(item)",
                                                    after: ["version": String(version), "files": String(files), "bytes": String(bytes)])
                         print("Imported \(item)/\(version): \(files) files, \(bytes) bytes")
                         print("  \(runtime.config.publicURL)/packages/\(item)/\(version)/")
@@ -110,7 +110,7 @@ extension PackagesCommand {
             try await withRuntime(settings) { runtime in
                 let changed = try await runtime.catalog.setWithdrawn(true, appleItemId: item, appleVersionId: version, reason: reason)
                 if changed {
-                    try await runtime.auditCLI("version.withdraw", target: "app:\(item)/version:\(version)", before: ["withdrawn": "false"],
+                    try await runtime.auditCLI(.versionWithdraw, target: "app:\(item)/version:\(version)", before: ["withdrawn": "false"],
                                                after: ["withdrawn": "true", "reason": reason ?? ""])
                 }
                 print(changed ? "Withdrew \(item)/\(version)" : "\(item)/\(version) was already withdrawn: nothing changed")
@@ -132,7 +132,7 @@ extension PackagesCommand {
             try await withRuntime(settings) { runtime in
                 let changed = try await runtime.catalog.setWithdrawn(false, appleItemId: item, appleVersionId: version)
                 if changed {
-                    try await runtime.auditCLI("version.reinstate", target: "app:\(item)/version:\(version)", before: ["withdrawn": "true"],
+                    try await runtime.auditCLI(.versionReinstate, target: "app:\(item)/version:\(version)", before: ["withdrawn": "true"],
                                                after: ["withdrawn": "false", "reason": ""])
                 }
                 print(changed ? "Reinstated \(item)/\(version)" : "\(item)/\(version) was not withdrawn: nothing changed")

@@ -48,7 +48,7 @@ struct WebhooksCommand: AsyncParsableCommand {
                 } catch let error as WebhookStoreError {
                     throw CommandFailure(error.description)
                 }
-                try await runtime.auditCLI("webhook.add", target: "catalog:\(app)",
+                try await runtime.auditCLI(.webhookAdd, target: "catalog:\(app)",
                                            after: ["endpoint": endpoint.id.uuidString.lowercased(), "url": url])  // never the secret
                 print("Added webhook \(endpoint.id.uuidString.lowercased()) of \(app): \(url) (secret: set)")
                 if WebhookStore.isInsecure(url: url) {
@@ -102,7 +102,7 @@ struct WebhooksCommand: AsyncParsableCommand {
                 } catch let error as WebhookStoreError {
                     throw CommandFailure(error.description)
                 }
-                try await runtime.auditCLI("webhook.redeliver", target: "catalog:\(app)",
+                try await runtime.auditCLI(.webhookRedeliver, target: "catalog:\(app)",
                                            after: ["event": id.uuidString.lowercased(), "deliveries": String(queued)])
                 print("Queued event \(id.uuidString.lowercased()) for \(queued) endpoint\(queued == 1 ? "" : "s") of \(app)")
             }

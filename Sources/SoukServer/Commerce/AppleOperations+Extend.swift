@@ -65,7 +65,7 @@ extension AppleOperations {
                 try await extensions.update(row.id, status: .refused, nextCheckAt: nil, detail: detail)
                 result = .refused(detail)
             }
-            try await audit.record(actor: actor, action: "subscriptions.extend", target: "purchase:\(purchase.paymentId.uuidString.lowercased())",
+            try await audit.record(actor: actor, action: .subscriptionsExtend, target: "purchase:\(purchase.paymentId.uuidString.lowercased())",
                                    before: ["expires": purchase.expiresDate?.ISO8601Format() ?? "-"],
                                    after: ["account": accountLabel, "days": String(days), "reason": String(reason),
                                            "request": request.requestIdentifier, "outcome": Self.describe(result)])

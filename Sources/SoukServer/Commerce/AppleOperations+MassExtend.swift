@@ -87,7 +87,7 @@ extension AppleOperations {
             row.detail = "errorCode \(errorCode.map(String.init) ?? "none"): \(message)"
         }
         try await extensions.update(row.id, status: row.status, nextCheckAt: row.nextCheckAt, detail: row.detail)
-        try await audit.record(actor: actor, action: "subscriptions.extend_mass", target: "app:\(app)",
+        try await audit.record(actor: actor, action: .subscriptionsExtendMass, target: "app:\(app)",
                                after: ["product": sku, "days": String(days), "reason": String(reason), "request": request.requestIdentifier,
                                        "storefronts": storefronts?.joined(separator: ",") ?? "all", "status": row.status.rawValue,
                                        "environment": environment.rawValue])

@@ -112,7 +112,7 @@ public struct StoreRefunds: Sendable {
         var after = ["payment": paymentId.uuidString.lowercased(), "store": purchase.store.rawValue, "method": request.method,
                      "status": confirmed ? "revoked" : "requested"]
         if subscription { after["revocationContext"] = prorated ? "proratedRefund" : "fullRefund" }
-        try await audit.record(actor: actor, action: "purchase.refund", target: "account:\(purchase.accountId.uuidString.lowercased())",
+        try await audit.record(actor: actor, action: .purchaseRefund, target: "account:\(purchase.accountId.uuidString.lowercased())",
                                before: ["payment": paymentId.uuidString.lowercased(), "product": purchase.productId, "status": purchase.status.rawValue],
                                after: after)
         let current = try await purchases.payment(paymentId) ?? purchase

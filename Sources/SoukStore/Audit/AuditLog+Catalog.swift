@@ -12,6 +12,6 @@ extension AuditLog {
         before["revision"] = beforeRevision.map(String.init) ?? ""
         after["revision"] = report.revision.map(String.init) ?? ""
         after["changes"] = report.diff.lines.joined(separator: "\n")
-        return try await record(actor: actor, action: "catalog.apply", target: "catalog:\(report.app)", before: before, after: after)
+        return try await record(actor: actor, action: .catalogApply, target: "catalog:\(report.app)", before: before, after: after)
     }
 }

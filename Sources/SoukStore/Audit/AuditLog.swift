@@ -51,7 +51,23 @@ public struct AuditLog: Sendable {
         "cli:" + (ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.environment["LOGNAME"] ?? NSUserName())
     }
 
-    /// Writes one entry. `before` and `after` are flat JSON objects (never secrets).
+    /// Writes one entry of `action` by `actor` (its `auditName`). `before` and `after` are flat JSON
+    /// objects (never secrets).
+    @discardableResult
+    public func record(actor: SoukActor, action: AuditAction, target: String, before: [String: String]? = nil,
+                       after: [String: String]? = nil) async throws -> AuditEntry {
+        try await record(actor: actor.auditName, action: action.rawValue, target: target, before: before, after: after)
+    }
+
+    /// Writes one entry of `action` by the actor named `actor` (an email, `cli:<user>`, …).
+    @discardableResult
+    public func record(actor: String, action: AuditAction, target: String, before: [String: String]? = nil,
+                       after: [String: String]? = nil) async throws -> AuditEntry {
+        try await record(actor: actor, action: action.rawValue, target: target, before: before, after: after)
+    }
+
+    /// Writes one entry. `before` and `after` are flat JSON objects (never secrets). New code passes
+    /// an `AuditAction`; this raw form stays for callers that have not moved to it yet.
     @discardableResult
     public func record(actor: String, action: String, target: String, before: [String: String]? = nil,
                        after: [String: String]? = nil) async throws -> AuditEntry {

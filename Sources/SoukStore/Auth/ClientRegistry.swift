@@ -54,7 +54,7 @@ public struct ClientRegistry: Sendable {
         model.app = app
         model.createdAt = now()
         try await model.create(on: database.db)
-        try await AuditLog(database: database, now: now).record(actor: actor, action: "client.add", target: "client:\(client.clientId)",
+        try await AuditLog(database: database, now: now).record(actor: actor, action: .clientAdd, target: "client:\(client.clientId)",
                                                                 after: Self.auditFields(client))
         return .success(client)
     }
@@ -80,7 +80,7 @@ public struct ClientRegistry: Sendable {
             try await OAuthTokenModel.query(on: db).filter(\.$clientId == clientId).filter(\.$revokedAt == nil)
                 .set(\.$revokedAt, to: now()).update()
         }
-        try await AuditLog(database: database, now: now).record(actor: actor, action: "client.remove", target: "client:\(clientId)",
+        try await AuditLog(database: database, now: now).record(actor: actor, action: .clientRemove, target: "client:\(clientId)",
                                                                 before: Self.auditFields(existing))
         return true
     }

@@ -71,7 +71,7 @@ extension AdminController {
         } catch let error as CatalogError {
             return try await refuse(error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
         }
-        try await audit.record(actor: session.actor, action: "app.create", target: "app:\(id)",
+        try await audit.record(actor: session.actor, action: .appCreate, target: "app:\(id)",
                                after: ["bundle_id": app.bundleId, "name": app.name, "developer": app.developerName, "access": access.rawValue])
         return WebController<Context>.seeOther("/admin/apps/\(id)?done=created")
     }
@@ -159,7 +159,7 @@ extension AdminController {
         let after = try await runtime.catalog.setMedia(appleItemId: app.appleItemId, subtitle: subtitle, category: category,
                                                        description: description, whatsNew: whatsNew, blobs: runtime.blobs)
         if after.auditDetailFields != before {
-            try await audit.record(actor: session.actor, action: "app.details", target: "app:\(app.appleItemId)",
+            try await audit.record(actor: session.actor, action: .appDetails, target: "app:\(app.appleItemId)",
                                    before: before, after: after.auditDetailFields)
         }
         return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=details")
@@ -189,7 +189,7 @@ extension AdminController {
         } catch let error as CatalogError {
             return try await appDetailPage(session: session, app: app, notice: nil, error: "Not saved: \(error.description).", status: .badRequest)
         }
-        try await audit.record(actor: session.actor, action: "app.media", target: "app:\(app.appleItemId)",
+        try await audit.record(actor: session.actor, action: .appMedia, target: "app:\(app.appleItemId)",
                                before: app.auditMediaFields, after: after.auditMediaFields)
         return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=media")
     }
@@ -216,7 +216,7 @@ extension AdminController {
         }
         switch outcome {
         case .imported(_, let version, let files, let bytes):
-            try await audit.record(actor: session.actor, action: "package.import", target: "app:\(app.appleItemId)",
+            try await audit.record(actor: session.actor, action: .packageImport, target: "app:\(app.appleItemId)",
                                    after: ["version": String(version), "files": String(files), "bytes": String(bytes), "upload": file.filename])
             return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?imported=\(version)")
         case .alreadyImported:
@@ -245,7 +245,7 @@ extension AdminController {
         }
         if try await runtime.catalog.setWithdrawn(withdrawn, appleItemId: app.appleItemId, appleVersionId: versionId,
                                                   reason: reason.isEmpty ? nil : reason) {
-            try await audit.record(actor: session.actor, action: withdrawn ? "version.withdraw" : "version.reinstate",
+            try await audit.record(actor: session.actor, action: withdrawn ? .versionWithdraw : .versionReinstate,
                                    target: "app:\(app.appleItemId)/version:\(versionId)",
                                    before: ["withdrawn": String(!withdrawn)], after: ["withdrawn": String(withdrawn), "reason": reason])
         }
@@ -270,7 +270,7 @@ extension AdminController {
         let after = try await runtime.catalog.setAvailability(appleItemId: app.appleItemId, to: availability,
                                                              reason: reason.isEmpty ? nil : reason)
         if after.availability != app.availability || after.takedownReason != app.takedownReason {
-            try await audit.record(actor: session.actor, action: availability == .available ? "app.reinstate" : "app.takedown",
+            try await audit.record(actor: session.actor, action: availability == .available ? .appReinstate : .appTakedown,
                                    target: "app:\(app.appleItemId)",
                                    before: ["availability": app.availability.rawValue, "reason": app.takedownReason ?? ""],
                                    after: ["availability": after.availability.rawValue, "reason": after.takedownReason ?? ""])

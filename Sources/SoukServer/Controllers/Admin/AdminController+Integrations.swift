@@ -80,7 +80,7 @@ extension AdminController {
             return try await integrationsPage(session: session, request: request, notice: nil, error: error.description, publicKey: nil,
                                               status: .notFound)
         }
-        try await audit.record(actor: session.actor, action: "webhook.redeliver", target: "catalog:\(app)",
+        try await audit.record(actor: session.actor, action: .webhookRedeliver, target: "catalog:\(app)",
                                after: ["event": event.uuidString.lowercased(), "deliveries": String(queued)])
         var components = URLComponents()
         components.path = "/admin/integrations"
@@ -94,7 +94,7 @@ extension AdminController {
         let (session, _) = try await gate.form(request, context: context, operatorOnly: true)
         let before = try await runtime.installVerificationKeys.activeKeys()[InstallVerificationKeyRecord.marketplaceOwner]?.kid
         let record = try await runtime.installVerificationKeys.rotate(owner: InstallVerificationKeyRecord.marketplaceOwner, kid: nil)
-        try await audit.record(actor: session.actor, action: "key.rotate", target: "key:marketplace",
+        try await audit.record(actor: session.actor, action: .keyRotate, target: "key:marketplace",
                                before: ["kid": before ?? ""], after: ["kid": record.kid])
         return try await integrationsPage(session: session, request: request,
                                           notice: "New install verification key \(record.kid): it signs from now on. Register its public key in App Store Connect, then set the key id it gives with souk marketplace set --key-id.",

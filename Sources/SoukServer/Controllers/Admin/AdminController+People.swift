@@ -141,7 +141,7 @@ extension AdminController {
         } catch let error as EntitlementGrantError {
             return try await refuse(error.description)
         }
-        try await audit.record(actor: session.actor, action: "entitlement.grant", target: "account:\(id.uuidString.lowercased())",
+        try await audit.record(actor: session.actor, action: .entitlementGrant, target: "account:\(id.uuidString.lowercased())",
                                after: made.auditFields)
         return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=granted")
     }
@@ -159,7 +159,7 @@ extension AdminController {
         }
         try await authorize(.revoke(app: before.app), session: session, on: account)
         if let after = try await grants.revoke(grantID), before.revokedAt == nil, after.revokedAt != nil {
-            try await audit.record(actor: session.actor, action: "entitlement.revoke", target: "account:\(id.uuidString.lowercased())",
+            try await audit.record(actor: session.actor, action: .entitlementRevoke, target: "account:\(id.uuidString.lowercased())",
                                    before: before.auditFields, after: after.auditFields)
         }
         return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=revoked")
@@ -185,7 +185,7 @@ extension AdminController {
                 try await runtime.tokens.revokeAll(accountID: id)
                 try await sessions.deleteAll(accountID: id)
             }
-            try await audit.record(actor: session.actor, action: disabled ? "account.disable" : "account.enable",
+            try await audit.record(actor: session.actor, action: disabled ? .accountDisable : .accountEnable,
                                    target: "account:\(id.uuidString.lowercased())",
                                    before: ["email": account.email, "disabled": String(!disabled)],
                                    after: ["email": account.email, "disabled": String(disabled)])
@@ -201,7 +201,7 @@ extension AdminController {
         try await authorize(.signOut, session: session, on: account)
         try await runtime.tokens.revokeAll(accountID: id)
         try await sessions.deleteAll(accountID: id)
-        try await audit.record(actor: session.actor, action: "account.sign-out", target: "account:\(id.uuidString.lowercased())",
+        try await audit.record(actor: session.actor, action: .accountSignOut, target: "account:\(id.uuidString.lowercased())",
                                before: ["email": account.email], after: ["email": account.email, "sessions": "signed out"])
         return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=signed-out")
     }
@@ -218,7 +218,7 @@ extension AdminController {
         try await runtime.tokens.revokeAll(accountID: id)
         try await sessions.deleteAll(accountID: id)
         let expires = WebController<Context>.format(link.expiresAt)
-        try await audit.record(actor: session.actor, action: "account.reset-password", target: "account:\(id.uuidString.lowercased())",
+        try await audit.record(actor: session.actor, action: .accountResetPassword, target: "account:\(id.uuidString.lowercased())",
                                before: ["email": account.email],
                                after: ["email": account.email, "password": "reset link until \(expires)", "sessions": "signed out"])
         return try await personPage(session: session, account: account,

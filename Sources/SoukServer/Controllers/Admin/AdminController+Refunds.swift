@@ -74,7 +74,7 @@ extension AdminController {
         switch order.processor {
         case "stripe":
             return try await stripeRefund(paymentIntent: paymentRef, idempotencyKey: "souk-refund-\(order.id.uuidString.lowercased())",
-                                          actor: session.actor, action: "order.refund", target: target,
+                                          actor: session.actor, action: .orderRefund, target: target,
                                           before: ["order": order.id.uuidString.lowercased(), "status": order.status.rawValue],
                                           after: ["order": order.id.uuidString.lowercased(), "processor": "stripe", "amount": price],
                                           notice: { "Refund of \(price) requested at Stripe (\($0)); the order shows refunded when Stripe confirms it." },
@@ -83,7 +83,7 @@ extension AdminController {
             guard try await orders.refund(processor: order.processor, paymentRef: paymentRef, amount: amount) != nil else {
                 return try await page(error: "The order changed meanwhile; reload the page.", notice: nil, status: .conflict)
             }
-            try await audit.record(actor: session.actor, action: "order.refund", target: target,
+            try await audit.record(actor: session.actor, action: .orderRefund, target: target,
                                    before: ["order": order.id.uuidString.lowercased(), "status": "paid"],
                                    after: ["order": order.id.uuidString.lowercased(), "processor": order.processor, "amount": price, "status": "refunded"])
             return try await page(error: nil, notice: "Refunded \(price). The app stops at its next license renewal.", status: .ok)
@@ -114,7 +114,7 @@ extension AdminController {
                 return try await page(error: "Stripe has not charged this plan yet: there is nothing to refund.", notice: nil, status: .conflict)
             }
             return try await stripeRefund(paymentIntent: payment.paymentRef, idempotencyKey: "souk-refund-\(planText)-\(payment.invoice)",
-                                          actor: session.actor, action: "plan.refund", target: target, before: ["plan": planText, "state": plan.state.rawValue],
+                                          actor: session.actor, action: .planRefund, target: target, before: ["plan": planText, "state": plan.state.rawValue],
                                           after: ["plan": planText, "processor": "stripe", "invoice": payment.invoice],
                                           notice: { "Refund of the plan's last charge requested at Stripe (\($0)); the plan ends when Stripe confirms it." },
                                           page: page)
@@ -122,7 +122,7 @@ extension AdminController {
         guard let revoked = try await plans.revoke(planId, account: accountID) else {
             return try await page(error: "This plan is already over; there is nothing to refund.", notice: nil, status: .conflict)
         }
-        try await audit.record(actor: session.actor, action: "plan.refund", target: target,
+        try await audit.record(actor: session.actor, action: .planRefund, target: target,
                                before: ["plan": planText, "state": plan.state.rawValue],
                                after: ["plan": planText, "processor": plan.processor, "state": revoked.state.rawValue])
         return try await page(error: nil, notice: "Plan refunded: it ends now and does not renew.", status: .ok)
@@ -131,7 +131,7 @@ extension AdminController {
     /// Asks Stripe to refund `paymentIntent` once (`idempotencyKey`: a repeated click finds the same
     /// refund), audits the request, and answers the person's page with `notice(refund id)`. No
     /// answer from Stripe refunds nothing and says so (503); a refusal is shown as Stripe gave it.
-    private func stripeRefund(paymentIntent: String, idempotencyKey: String, actor: String, action: String, target: String, before: [String: String],
+    private func stripeRefund(paymentIntent: String, idempotencyKey: String, actor: String, action: AuditAction, target: String, before: [String: String],
                               after: [String: String], notice: (String) -> String,
                               page: (String?, String?, HTTPResponse.Status) async throws -> Response) async throws -> Response {
         guard let stripe = runtime.stripeClient() else {

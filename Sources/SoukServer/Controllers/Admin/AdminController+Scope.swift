@@ -10,7 +10,7 @@ extension AdminController {
     /// Returns when the session may take `action` on `person`; otherwise audits the refusal and throws 403.
     func authorize(_ action: StaffScope.Action, session: ConsoleSession, on person: AccountModel) async throws {
         guard case .refused(let reason) = try verdict(action, session: session, on: person) else { return }
-        try await audit.record(actor: session.actor, action: "console.refused",
+        try await audit.record(actor: session.actor, action: .consoleRefused,
                                target: "account:\(try person.requireID().uuidString.lowercased())",
                                after: ["action": action.rawValue, "reason": reason])
         throw Problem(.forbidden, reason)
@@ -22,7 +22,7 @@ extension AdminController {
     func authorize(_ action: StaffScope.Action, session: ConsoleSession, app: String) async throws {
         guard session.role < action.minimumRole else { return }
         let reason = "Only an operator may do this; your role is \(session.role.rawValue)."
-        try await audit.record(actor: session.actor, action: "console.refused", target: "app:\(app)",
+        try await audit.record(actor: session.actor, action: .consoleRefused, target: "app:\(app)",
                                after: ["action": action.rawValue, "reason": reason])
         throw Problem(.forbidden, reason)
     }

@@ -34,7 +34,7 @@ extension AdminController {
         }
         // The person just gave a code: this session has its second factor.
         try await totp.markSecondFactor(sessionToken: session.cookie)
-        try await audit.record(actor: session.actor, action: "account.totp-enable", target: "account:\(session.accountID.uuidString.lowercased())",
+        try await audit.record(actor: session.actor, action: .accountTOTPEnable, target: "account:\(session.accountID.uuidString.lowercased())",
                                before: ["email": session.account.email, "totp": "off"], after: ["email": session.account.email, "totp": "on"])
         return try await render("admin-recovery-codes", session: session, title: "Recovery codes", ["codes": codes])
     }

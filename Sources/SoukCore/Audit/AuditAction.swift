@@ -1,0 +1,58 @@
+/// What an audit entry records: the one list of actions the console, the `souk` commands, the
+/// operations and the stores write (the audit log's `action` column holds `rawValue`). The raw
+/// strings are stored in existing entries and are what `souk audit --action` and the console's
+/// audit filter match, so a case's raw value never changes.
+public enum AuditAction: String, Sendable, CaseIterable, Hashable {
+    // Accounts and staff.
+    case accountCreate = "account.create"
+    case accountSetRole = "account.set-role"
+    case accountDisable = "account.disable"
+    case accountEnable = "account.enable"
+    case accountSignOut = "account.sign-out"
+    case accountResetPassword = "account.reset-password"
+    case accountTOTPEnable = "account.totp-enable"
+    case accountTOTPReset = "account.totp-reset"
+    case consoleRefused = "console.refused"
+    case clientAdd = "client.add"
+    case clientRemove = "client.remove"
+
+    // Marketplace apps, packages and versions.
+    case appCreate = "app.create"
+    case appDetails = "app.details"
+    case appMedia = "app.media"
+    case appFeature = "app.feature"
+    case appPrice = "app.price"
+    case appRemove = "app.remove"
+    case appTakedown = "app.takedown"
+    case appReinstate = "app.reinstate"
+    case packageImport = "package.import"
+    case versionWithdraw = "version.withdraw"
+    case versionReinstate = "version.reinstate"
+    case versionApprove = "version.approve"
+    case versionReject = "version.reject"
+    case marketplaceSet = "marketplace.set"
+    case keyRotate = "key.rotate"
+    case keyRetire = "key.retire"
+
+    // In-app commerce.
+    case catalogApply = "catalog.apply"
+    case contentImport = "content.import"
+    case webhookAdd = "webhook.add"
+    case webhookRedeliver = "webhook.redeliver"
+    case entitlementGrant = "entitlement.grant"
+    case entitlementRevoke = "entitlement.revoke"
+    case orderRefund = "order.refund"
+    case planRefund = "plan.refund"
+    case purchaseRefund = "purchase.refund"
+    case subscriptionsExtend = "subscriptions.extend"
+    case subscriptionsExtendMass = "subscriptions.extend_mass"
+
+    // Developer organisations.
+    case developerCreate = "developer.create"
+    case developerMemberAdd = "developer.member_add"
+    case developerMemberRemove = "developer.member_remove"
+    case developerKeyCreate = "developer.key_create"
+    case developerKeyRevoke = "developer.key_revoke"
+    case appSetDeveloper = "app.set_developer"
+    case catalogSetDeveloper = "catalog.set_developer"
+}
