@@ -106,7 +106,7 @@ let package = Package(
         .target(
             name: "SoukCLI",
             dependencies: [
-                "SoukServer", "SoukStore", "SoukCore", "SoukIntegrations",
+                "SoukApp", "SoukServer", "SoukStore", "SoukCore", "SoukIntegrations",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -130,9 +130,31 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The operations, settings, background services and workers: everything of the server that
+        // answers no HTTP request (docs/development.md, "Layers"). Never depends on Hummingbird.
+        .target(
+            name: "SoukApp",
+            dependencies: [
+                "SoukCore",
+                "SoukStore",
+                "SoukIntegrations",
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "SoukServer",
             dependencies: [
+                "SoukApp",
                 "SoukCore",
                 "SoukStore",
                 "SoukIntegrations",
@@ -230,7 +252,7 @@ let package = Package(
         .testTarget(
             name: "SoukCLITests",
             dependencies: [
-                "SoukCLI", "SoukServer", "SoukStore", "SoukCore", "SoukTestSupport",
+                "SoukCLI", "SoukApp", "SoukServer", "SoukStore", "SoukCore", "SoukTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -238,7 +260,7 @@ let package = Package(
         .testTarget(
             name: "SoukClientTests",
             dependencies: [
-                "SoukClient", "SoukServer", "SoukStore", "SoukCore", "SoukTestSupport",
+                "SoukClient", "SoukApp", "SoukServer", "SoukStore", "SoukCore", "SoukTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -249,7 +271,7 @@ let package = Package(
         .testTarget(
             name: "SoukServerTests",
             dependencies: [
-                "SoukServer", "SoukCLI", "SoukIntegrations", "SoukStore", "SoukCore", "SoukTestSupport",
+                "SoukServer", "SoukApp", "SoukCLI", "SoukIntegrations", "SoukStore", "SoukCore", "SoukTestSupport",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

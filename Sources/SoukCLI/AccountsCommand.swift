@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HummingbirdBcrypt
+import SoukApp
 import SoukCore
 import SoukStore
 

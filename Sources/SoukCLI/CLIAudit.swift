@@ -1,3 +1,4 @@
+import SoukApp
 import SoukCore
 import SoukServer
 import SoukStore

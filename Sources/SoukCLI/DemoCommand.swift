@@ -1,4 +1,5 @@
 import ArgumentParser
+import SoukApp
 import SoukServer
 
 /// `souk demo seed`: a demo marketplace in an empty store.

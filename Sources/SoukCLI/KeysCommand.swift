@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import SoukApp
 import SoukStore
 import SoukServer
 

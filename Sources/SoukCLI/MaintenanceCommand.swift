@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoukApp
 import SoukStore
 import SoukServer
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoukApp
 import SoukCore
 import SoukServer
 import SoukStore

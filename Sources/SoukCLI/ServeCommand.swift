@@ -7,6 +7,7 @@ import NIOCore
 import Glibc
 #endif
 import ServiceLifecycle
+import SoukApp
 import SoukServer
 
 /// `souk serve`: runs the HTTP server until SIGINT or SIGTERM.

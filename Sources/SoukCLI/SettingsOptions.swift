@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import SoukApp
 import SoukServer
 
 /// The settings every command shares; each also reads `SOUK_*` and the config file (see `SoukConfig`).

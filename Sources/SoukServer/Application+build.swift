@@ -5,6 +5,7 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
+import SoukApp
 import SoukStore
 
 /// The one composition root: the server, the CLI and every test build Souk's HTTP face here.

@@ -1,4 +1,5 @@
 import Foundation
+@testable import SoukApp
 @testable import SoukCLI
 import SoukCore
 @testable import SoukServer

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoukApp
 import SoukCLI
 import SoukServer
 import SoukStore

@@ -1,4 +1,5 @@
 import Foundation
+import SoukApp
 import SoukCLI
 import SoukCore
 import SoukServer

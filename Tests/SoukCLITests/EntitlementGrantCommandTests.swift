@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoukApp
 @testable import SoukCLI
 import SQLKit
 import SoukCore

@@ -1,4 +1,5 @@
 import Foundation
+import SoukApp
 @testable import SoukCLI
 import SQLKit
 import SoukCore

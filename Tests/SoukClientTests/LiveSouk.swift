@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import HummingbirdTesting
+import SoukApp
 import SoukClient
 import SoukCore
 import SoukServer

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+@testable import SoukApp
 @testable import SoukServer
 import SoukCore
 import SoukIntegrations

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import SoukApp
 import SoukCore
 import SoukServer
 import SoukStore

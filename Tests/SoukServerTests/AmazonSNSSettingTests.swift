@@ -1,4 +1,5 @@
 import Foundation
+@testable import SoukApp
 import SoukIntegrations
 @testable import SoukServer
 import Testing

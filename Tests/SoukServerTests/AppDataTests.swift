@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
+import SoukApp
 import SoukCore
 import SoukServer
 import SoukStore

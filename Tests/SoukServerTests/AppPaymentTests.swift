@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+@testable import SoukApp
 import SQLKit
 import SoukCore
 @testable import SoukServer

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SoukApp
 import SoukCore
 import SoukIntegrations
 import SoukServer

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import SoukApp
 import SoukCLI
 import SoukServer
 import SoukStore

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
+@testable import SoukApp
 import SoukCore
 @testable import SoukServer
 import SoukStore

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import SoukApp
 import SoukCLI
 import SoukServer
 import SoukStore

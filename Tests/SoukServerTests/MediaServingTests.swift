@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import SoukApp
 import SoukServer
 import SoukStore
 import SoukTestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+@testable import SoukApp
 import SoukCore
 import SoukIntegrations
 @testable import SoukServer

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import SoukApp
 import SoukServer
 import SoukStore
 import SoukTestSupport

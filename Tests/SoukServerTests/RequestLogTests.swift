@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import SoukApp
 import SoukServer
 import SoukStore
 import SoukTestSupport

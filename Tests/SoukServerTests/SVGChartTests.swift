@@ -1,3 +1,4 @@
+@testable import SoukApp
 @testable import SoukServer
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import SoukApp
 import SoukCore
 import SoukServer
 import SoukStore

@@ -1,4 +1,5 @@
 import Foundation
+import SoukApp
 import SoukServer
 import SoukStore
 import SoukTestSupport

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+@testable import SoukApp
 import SoukCore
 import SoukIntegrations
 @testable import SoukServer

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+@testable import SoukApp
 @testable import SoukServer
 import SoukCore
 import SoukIntegrations

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+@testable import SoukApp
 @testable import SoukServer
 import SoukCore
 import SoukIntegrations

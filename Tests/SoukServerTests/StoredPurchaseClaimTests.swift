@@ -1,4 +1,5 @@
 import Foundation
+@testable import SoukApp
 @testable import SoukServer
 import SoukCore
 import SoukStore

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SoukApp
 import SQLKit
 import SoukCore
 import SoukServer

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import SoukApp
 import SoukCore
 import SoukStore
 

@@ -1,6 +1,7 @@
 import Hummingbird
 import NIOCore
 import Prometheus
+import SoukApp
 import Synchronization
 
 /// Souk's Prometheus metrics, in a registry of its own (no global bootstrap, so tests and several

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import SoukApp
 import SoukCore
 import SoukIntegrations
 import SoukStore

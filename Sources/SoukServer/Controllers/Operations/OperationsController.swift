@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
+import SoukApp
 import SoukCore
 import SoukStore
 

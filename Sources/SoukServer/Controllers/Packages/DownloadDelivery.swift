@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import SoukApp
 import SoukStore
 
 /// Who sends the bytes of an authorized package or hosted-content download (`downloadsVia`).

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SoukApp
 import SoukCore
 import SoukIntegrations
 import SoukStore
@@ -157,14 +158,5 @@ struct AccountPagesController<Context: RequestContext> {
         case "delete-unconfirmed": ("Tick the box to confirm that you want to delete your account.", true)
         default: nil
         }
-    }
-}
-
-extension SoukRuntime {
-    /// The Stripe client of the marketplace's sales, when Stripe takes its payments.
-    func stripeClient() -> StripeClient? {
-        let commerce = config.commerce
-        guard commerce.paymentProcessor == "stripe", let key = commerce.stripeSecretKey else { return nil }
-        return StripeClient(baseURL: commerce.stripeBaseURL, secretKey: key, http: StoreHTTPClient(retry: commerce.stores.retry))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import SoukApp
 import SoukStore
 
 /// 404 and 5xx answers in the storefront's look for a browser: sits outside `ProblemMiddleware`,
