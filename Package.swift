@@ -42,7 +42,7 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "souk",
-            dependencies: ["SoukCLI"],
+            dependencies: ["SoukServe"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -106,14 +106,27 @@ let package = Package(
         .target(
             name: "SoukCLI",
             dependencies: [
-                "SoukApp", "SoukServer", "SoukStore", "SoukCore", "SoukIntegrations",
+                "SoukApp", "SoukStore", "SoukCore", "SoukIntegrations",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "FluentKit", package: "fluent-kit"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The `souk` command (`SoukCommand`): the operator commands of SoukCLI, and the ones that
+        // start the HTTP face (`serve`, `bench`), the only commands that need SoukServer.
+        .target(
+            name: "SoukServe",
+            dependencies: [
+                "SoukCLI", "SoukApp", "SoukServer", "SoukStore", "SoukCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -252,7 +265,7 @@ let package = Package(
         .testTarget(
             name: "SoukCLITests",
             dependencies: [
-                "SoukCLI", "SoukApp", "SoukServer", "SoukStore", "SoukCore", "SoukTestSupport",
+                "SoukCLI", "SoukServe", "SoukApp", "SoukServer", "SoukStore", "SoukCore", "SoukTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -271,7 +284,7 @@ let package = Package(
         .testTarget(
             name: "SoukServerTests",
             dependencies: [
-                "SoukServer", "SoukApp", "SoukCLI", "SoukIntegrations", "SoukStore", "SoukCore", "SoukTestSupport",
+                "SoukServer", "SoukApp", "SoukCLI", "SoukServe", "SoukIntegrations", "SoukStore", "SoukCore", "SoukTestSupport",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

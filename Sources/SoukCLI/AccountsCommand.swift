@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import HummingbirdBcrypt
 import SoukApp
 import SoukCore
 import SoukStore
@@ -8,7 +7,6 @@ import SoukStore
 #if canImport(Glibc)
 import Glibc
 #endif
-import SoukServer
 
 /// `souk accounts …`: people who sign in.
 struct AccountsCommand: AsyncParsableCommand {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SoukStore
-import SoukServer
 
 /// `souk asc …`: the App Store Connect notifications Souk received and what became of them.
 struct AppStoreConnectCommand: AsyncParsableCommand {

@@ -3,7 +3,6 @@ import Foundation
 import SoukApp
 import SoukCore
 import SoukStore
-import SoukServer
 
 extension AccessPolicy: ExpressibleByArgument {}
 

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import SoukCore
 import SoukStore
-import SoukServer
 
 extension AppsCommand {
     /// `souk apps media`: what the storefront shows of an app.

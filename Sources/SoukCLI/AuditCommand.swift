@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SoukCore
-import SoukServer
 import SoukStore
 
 /// `souk audit export`: the audit log as JSON lines (issue 14).

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SoukApp
-import SoukServer
 
 /// `souk backup create DEST` / `souk backup restore SRC` (docs/operations.md "Backups").
 struct BackupCommand: AsyncParsableCommand {

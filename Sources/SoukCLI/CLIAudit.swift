@@ -1,6 +1,5 @@
 import SoukApp
 import SoukCore
-import SoukServer
 import SoukStore
 
 extension SoukRuntime {

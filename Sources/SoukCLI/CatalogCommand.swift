@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import SoukApp
 import SoukCore
-import SoukServer
 import SoukStore
 
 /// `souk catalog apply|show|list|import-storekit`: the in-app product catalogs (docs/commerce.md "Catalog").

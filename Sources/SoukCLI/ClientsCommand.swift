@@ -1,6 +1,5 @@
 import ArgumentParser
 import SoukCore
-import SoukServer
 import SoukStore
 
 extension RegisteredClient.Kind: ExpressibleByArgument {}

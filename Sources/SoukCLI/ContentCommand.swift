@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SoukCore
-import SoukServer
 import SoukStore
 
 /// `souk content import|list`: hosted content packages of in-app products (issue 13 item 6).

@@ -1,6 +1,5 @@
 import ArgumentParser
 import SoukApp
-import SoukServer
 
 /// `souk demo seed`: a demo marketplace in an empty store.
 struct DemoCommand: AsyncParsableCommand {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import SoukServer
 
 /// `souk developers token`: the token a developer gives App Store Connect to work with this marketplace.
 struct DevelopersCommand: AsyncParsableCommand {

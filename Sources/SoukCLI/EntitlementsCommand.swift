@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SoukCore
-import SoukServer
 import SoukStore
 
 /// `souk entitlements show`: what a person may use in an app now, as the API answers it;

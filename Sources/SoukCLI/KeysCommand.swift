@@ -3,7 +3,6 @@ import Crypto
 import Foundation
 import SoukApp
 import SoukStore
-import SoukServer
 
 /// `souk keys …`: public keys and certificate fingerprints (never private material), and the
 /// rotation of install verification keys.

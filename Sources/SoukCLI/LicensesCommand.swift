@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SoukStore
-import SoukServer
 
 extension AccountsCommand {
     struct Show: AsyncParsableCommand {

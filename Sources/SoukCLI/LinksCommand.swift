@@ -1,6 +1,5 @@
 import ArgumentParser
 import SoukApp
-import SoukServer
 
 /// `souk links install`: a complete install link for an account, for support and testing.
 struct LinksCommand: AsyncParsableCommand {

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import SoukApp
 import SoukStore
-import SoukServer
 
 /// `souk maintenance …`: housekeeping a running server also does by itself.
 struct MaintenanceCommand: AsyncParsableCommand {

@@ -1,6 +1,5 @@
 import ArgumentParser
 import SoukStore
-import SoukServer
 
 /// `souk marketplace …`: the marketplace's own identity.
 struct MarketplaceCommand: AsyncParsableCommand {

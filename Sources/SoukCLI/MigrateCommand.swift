@@ -1,5 +1,4 @@
 import ArgumentParser
-import SoukServer
 
 /// `souk migrate`: applies pending migrations (the only way PostgreSQL's schema changes).
 struct MigrateCommand: AsyncParsableCommand {

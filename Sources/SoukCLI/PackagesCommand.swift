@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import SoukCore
 import SoukStore
-import SoukServer
 
 /// `souk packages …`: importing and making alternative distribution packages.
 struct PackagesCommand: AsyncParsableCommand {

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import SQLKit
 import SoukCore
-import SoukServer
 import SoukStore
 
 extension PurchasesCommand {

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import SoukApp
 import SoukCore
-import SoukServer
 import SoukStore
 
 /// `souk purchases find --app APP --order-id ID`: the account and purchases behind the order id of

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import SoukApp
 import SoukCore
-import SoukServer
 import SoukStore
 
 /// `souk sandbox …`: Apple's sandbox tools for the marketplace's own sales (issue 13 item 5): move

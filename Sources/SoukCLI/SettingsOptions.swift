@@ -2,10 +2,9 @@ import ArgumentParser
 import Foundation
 import Logging
 import SoukApp
-import SoukServer
 
 /// The settings every command shares; each also reads `SOUK_*` and the config file (see `SoukConfig`).
-struct SettingsOptions: ParsableArguments {
+package struct SettingsOptions: ParsableArguments {
     @Option(help: "Folder for the SQLite database, blobs and keys (SOUK_DATA_DIR, default ./souk-data).")
     var dataDir: String?
 
@@ -17,6 +16,8 @@ struct SettingsOptions: ParsableArguments {
 
     @Option(help: "A JSON config file (SOUK_CONFIG).")
     var config: String?
+
+    package init() {}
 
     var flags: [String: String] {
         var flags: [String: String] = [:]
@@ -33,8 +34,8 @@ struct SettingsOptions: ParsableArguments {
 
     /// Loads the settings and opens the runtime. Operator commands log only warnings unless asked.
     /// `adjust` changes the loaded settings first (`serve --demo` chooses its payment processor).
-    func openRuntime(extraFlags: [String: String] = [:], quiet: Bool = true, migrate: Bool = false,
-                     adjust: (inout SoukConfig) -> Void = { _ in }) async throws -> SoukRuntime {
+    package func openRuntime(extraFlags: [String: String] = [:], quiet: Bool = true, migrate: Bool = false,
+                             adjust: (inout SoukConfig) -> Void = { _ in }) async throws -> SoukRuntime {
         let environment = ProcessInfo.processInfo.environment
         var config = try await SoukConfig.load(flags: flags.merging(extraFlags) { $1 }, environment: environment, configFile: config)
         adjust(&config)
@@ -46,8 +47,8 @@ struct SettingsOptions: ParsableArguments {
 }
 
 /// Runs `body` with an open runtime and closes it afterwards, whatever happens.
-func withRuntime<T>(_ settings: SettingsOptions, migrate: Bool = false,
-                    _ body: (SoukRuntime) async throws -> T) async throws -> T {
+package func withRuntime<T>(_ settings: SettingsOptions, migrate: Bool = false,
+                            _ body: (SoukRuntime) async throws -> T) async throws -> T {
     try await settings.openRuntime(migrate: migrate).closing(body)
 }
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SoukCore
-import SoukServer
 import SoukStore
 
 /// `souk stores notifications --app APP [--limit N]`: what the stores pushed for an app and what

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import SoukApp
 import SoukCore
-import SoukServer
 import SoukStore
 
 /// `souk stores reconcile [--app APP] [--account EMAIL]`: asks the stores now about every live

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SoukCore
-import SoukServer
 import SoukStore
 
 /// `souk stores set --app APP --store STORE --<key> VALUE …`: one store's settings for an app, the

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import SoukApp
 import SoukCore
-import SoukServer
 import SoukStore
 
 /// `souk subscriptions …`: store subscriptions as the operator acts on them.

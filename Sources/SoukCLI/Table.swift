@@ -1,5 +1,4 @@
 import Foundation
-import SoukServer
 
 /// Plain aligned columns for operator output.
 struct Table {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SoukCore
-import SoukServer
 import SoukStore
 
 /// `souk webhooks …`: the developers' URLs that receive their apps' lifecycle events (issue 12

@@ -1,6 +1,6 @@
-import SoukCLI
+import SoukServe
 
-/// The `souk` executable: every command lives in `SoukCLI`'s `SoukCommand`.
+/// The `souk` executable: every command lives in `SoukServe`'s `SoukCommand`.
 @main
 struct Souk {
     static func main() async {

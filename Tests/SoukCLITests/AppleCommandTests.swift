@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SoukCore
+import SoukServe
 import SoukTestSupport
 import Testing
 @testable import SoukCLI

@@ -2,6 +2,7 @@ import Foundation
 import SoukApp
 import SoukCLI
 import SoukCore
+import SoukServe
 import SoukServer
 import SoukStore
 import SoukTestSupport

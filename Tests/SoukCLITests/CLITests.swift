@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SoukApp
 import SoukCLI
+import SoukServe
 import SoukServer
 import SoukStore
 import SoukTestSupport

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SoukApp
 @testable import SoukCLI
+import SoukServe
 import SQLKit
 import SoukCore
 import SoukServer

@@ -3,6 +3,7 @@ import Foundation
 import SoukApp
 @testable import SoukCLI
 import SoukCore
+import SoukServe
 import SoukServer
 import SoukStore
 import SoukTestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import SoukApp
 @testable import SoukCLI
+import SoukServe
 import SQLKit
 import SoukCore
 import SoukServer

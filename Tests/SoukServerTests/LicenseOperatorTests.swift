@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import SoukApp
 import SoukCLI
+import SoukServe
 import SoukServer
 import SoukStore
 import SoukTestSupport

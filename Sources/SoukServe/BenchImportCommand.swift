@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import ServiceLifecycle
+import SoukCLI
 import SoukCore
 import SoukStore
 import Synchronization

@@ -8,6 +8,7 @@ import Glibc
 #endif
 import ServiceLifecycle
 import SoukApp
+import SoukCLI
 import SoukServer
 
 /// `souk serve`: runs the HTTP server until SIGINT or SIGTERM.

@@ -2,6 +2,7 @@ import ArgumentParser
 import FluentKit
 import Foundation
 import Hummingbird
+import SoukCLI
 import SoukCore
 import SoukStore
 import SoukServer
