@@ -16,18 +16,18 @@ struct DeveloperAPIController {
     let maxBodyBytes: Int
 
     func addRoutes(to group: RouterGroup<DeveloperRequestContext>) {
-        group.put("apps/:item/versions/:version/package", use: uploadPackage)
+        group.put("apps/:appleItemId/versions/:appleVersionId/package", use: uploadPackage)
         group.get("apps", use: apps)
-        group.get("apps/:item/versions", use: versions)
+        group.get("apps/:appleItemId/versions", use: versions)
         group.get("catalogs/:app", use: catalog)
         group.put("catalogs/:app", use: applyCatalog)
         group.get("catalogs/:app/purchases", use: purchases)
         group.get("catalogs/:app/events", use: events)
         group.post("catalogs/:app/grants", use: grant)
-        group.delete("grants/:grant", use: revokeGrant)
+        group.delete("grants/:grantId", use: revokeGrant)
         group.get("catalogs/:app/webhooks", use: webhooks)
         group.post("catalogs/:app/webhooks", use: addWebhook)
-        group.delete("webhooks/:webhook", use: removeWebhook)
+        group.delete("webhooks/:webhookId", use: removeWebhook)
     }
 
     /// Whether `path` is the package upload, whose body is streamed to disk and so is not held to
@@ -42,7 +42,7 @@ struct DeveloperAPIController {
     /// imported like `souk packages import`; `201` with the version and its review state.
     @Sendable func uploadPackage(_ request: Request, context: DeveloperRequestContext) async throws -> Response {
         let actor = try context.requireActor()
-        let item = try Self.appleID(context, "item"), version = try Self.appleID(context, "version")
+        let item = try Self.appleID(context, "appleItemId"), version = try Self.appleID(context, "appleVersionId")
         // Who may upload here is known before the first byte is read.
         try await operations.ownedApp(item, actor: actor, scope: .packagesWrite)
         let path = try await UploadFile.stream(request.body, into: workDir,
@@ -60,7 +60,7 @@ struct DeveloperAPIController {
 
     /// `GET apps/<appleItemId>/versions`: newest first, each with its review state and reason.
     @Sendable func versions(_ request: Request, context: DeveloperRequestContext) async throws -> Response {
-        let versions = try await operations.versions(actor: try context.requireActor(), appleItemId: try Self.appleID(context, "item"))
+        let versions = try await operations.versions(actor: try context.requireActor(), appleItemId: try Self.appleID(context, "appleItemId"))
         return Self.json(DeveloperVersionList(versions: versions.map(DeveloperVersionDocument.init)))
     }
 
@@ -118,7 +118,7 @@ struct DeveloperAPIController {
     /// `DELETE grants/<id>`: `204`, also for a grant already revoked.
     @Sendable func revokeGrant(_ request: Request, context: DeveloperRequestContext) async throws -> Response {
         let actor = try context.requireActor()
-        guard let id = context.parameters.get("grant").flatMap(UUID.init(uuidString:)) else {
+        guard let id = context.parameters.get("grantId").flatMap(UUID.init(uuidString:)) else {
             throw DeveloperOperationError.notFound("No such grant is yours.")
         }
         try await operations.revokeGrant(actor: actor, id: id)
@@ -143,7 +143,7 @@ struct DeveloperAPIController {
     /// `DELETE webhooks/<id>`: `204`.
     @Sendable func removeWebhook(_ request: Request, context: DeveloperRequestContext) async throws -> Response {
         let actor = try context.requireActor()
-        guard let id = context.parameters.get("webhook").flatMap(UUID.init(uuidString:)) else {
+        guard let id = context.parameters.get("webhookId").flatMap(UUID.init(uuidString:)) else {
             throw DeveloperOperationError.notFound("No such webhook is yours.")
         }
         try await operations.removeWebhook(actor: actor, id: id)

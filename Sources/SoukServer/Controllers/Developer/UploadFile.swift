@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import SoukStore
 
 /// A request body streamed into a work file, never held in memory (a package is gigabytes).
@@ -14,16 +15,25 @@ enum UploadFile {
         }
         do {
             var written = 0
-            do {
-                for try await buffer in body {
-                    written += buffer.readableBytes
-                    guard written <= maxBytes else { throw Problem(.contentTooLarge, "The package is larger than \(maxBytes) bytes.") }
-                    try handle.write(contentsOf: buffer.readableBytesView)
+            var chunks = body.makeAsyncIterator()
+            while true {
+                let chunk: ByteBuffer?
+                do {
+                    chunk = try await chunks.next()
+                } catch let problem as Problem {
+                    throw problem
+                } catch {
+                    throw Problem(.badRequest, "The request body could not be read to its end.")
                 }
-            } catch let problem as Problem {
-                throw problem
-            } catch {
-                throw Problem(.badRequest, "The request body could not be read to its end.")
+                guard let buffer = chunk else { break }
+                written += buffer.readableBytes
+                guard written <= maxBytes else { throw Problem(.contentTooLarge, "The package is larger than \(maxBytes) bytes.") }
+                do {
+                    try handle.write(contentsOf: buffer.readableBytesView)
+                } catch {
+                    // A full disk is this server's trouble, not the upload's.
+                    throw Problem(.serviceUnavailable, "The upload could not be stored. Try again.", retryAfter: 5)
+                }
             }
             try handle.close()
             return path
