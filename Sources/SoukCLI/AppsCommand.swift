@@ -10,7 +10,7 @@ extension AccessPolicy: ExpressibleByArgument {}
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps", abstract: "Manage the app catalog.",
-        subcommands: [Create.self, List.self, Show.self, SetIcon.self, Media.self, Feature.self, SetPrice.self, Override.self, Takedown.self, Remove.self, Reinstate.self]
+        subcommands: [Create.self, List.self, Show.self, SetDeveloper.self, SetIcon.self, Media.self, Feature.self, SetPrice.self, Override.self, Takedown.self, Remove.self, Reinstate.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -21,21 +21,25 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(help: "Display name.") var name: String
         @Option(help: "Subtitle.") var subtitle = ""
         @Option(help: "Description.") var description = ""
-        @Option(help: "Developer name.") var developer = ""
+        @Option(help: "The developer's name as the storefront shows it (default: the organisation's name).") var developerName = ""
+        @Option(help: "The developer organisation that owns the app (souk developers list).") var developer: String?
         @Option(help: "public (anyone may install) or account (a signed-in account).") var access: AccessPolicy = .public
         @Option(help: "A PNG icon (at most 2 MiB).") var icon: String?
 
         func run() async throws {
             let id = try parseAppleID(appleItemId, option: "--apple-item-id")
             try await withRuntime(settings) { runtime in
-                var app = try await runtime.catalog.createApp(AppModel(
-                    appleItemId: id, bundleId: bundleId, name: name, subtitle: subtitle, description: description,
-                    developerName: developer, access: access))
+                let organisation = try await AppsCommand.organisation(developer, runtime: runtime)
+                let model = AppModel(appleItemId: id, bundleId: bundleId, name: name, subtitle: subtitle, description: description,
+                                     developerName: developerName.isEmpty ? organisation?.name ?? "" : developerName, access: access)
+                model.developerID = organisation?.id
+                var app = try await runtime.catalog.createApp(model)
                 if let icon {
                     app = try await runtime.catalog.setIcon(appleItemId: id, pngAt: icon, blobs: runtime.blobs)
                 }
                 try await runtime.auditCLI(.appCreate, target: "app:\(id)", after: ["bundle_id": app.bundleId, "name": app.name,
-                                                                                      "developer": app.developerName, "access": app.access.rawValue])
+                                                                                      "developer": app.developerName, "access": app.access.rawValue,
+                                                                                      "developer_id": organisation?.id ?? ""])
                 print("Created app \(app.appleItemId) \(app.bundleId) \"\(app.name)\" (access: \(app.access.rawValue))")
             }
         }

@@ -8,7 +8,7 @@ import SoukStore
 struct CatalogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "catalog", abstract: "In-app product catalogs: apply a catalog file, show one, import Xcode's StoreKit file.",
-        subcommands: [Apply.self, Show.self, List.self, ImportStoreKit.self])
+        subcommands: [Apply.self, Show.self, List.self, ImportStoreKit.self, SetDeveloper.self])
 
     struct Apply: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -1,9 +1,11 @@
 import ArgumentParser
 
-/// `souk developers token`: the token a developer gives App Store Connect to work with this marketplace.
+/// `souk developers …`: developer organisations, their members and API keys (docs/developers.md),
+/// and `token`, the token a developer gives App Store Connect to work with this marketplace.
 struct DevelopersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "developers", abstract: "Work with app developers.", subcommands: [Token.self])
+        commandName: "developers", abstract: "Work with app developers: organisations, members, API keys, tokens.",
+        subcommands: [Add.self, List.self, Show.self, SetCommission.self, Member.self, Keys.self, Token.self])
 
     struct Token: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -130,6 +130,10 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                             sessions: sessions, keys: runtime.keys, pages: pages, secure: runtime.config.publicURL.hasPrefix("https://"))
         .addRoutes(to: router)
     AccountAPIController(bearer: bearer, catalog: runtime.catalog, details: AccountAPIDetails(runtime: runtime)).addRoutes(to: router)
+    DeveloperAPIController(operations: DeveloperOperations(runtime: runtime), workDir: runtime.config.workDir,
+                           maxBodyBytes: runtime.config.maxBodyBytes)
+        .addRoutes(to: router.group("api/v1/developer", context: DeveloperRequestContext.self)
+            .add(middleware: DeveloperKeyMiddleware(directory: DeveloperDirectory(database: runtime.database), realm: runtime.config.publicURL)))
     AdminController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now, storeVerifiers: purchaseIntake?.verifiers)
         .addRoutes(to: router)
     let storefront = storefront ?? StorefrontIndex(database: runtime.database, refreshInterval: runtime.config.catalogRefreshInterval,

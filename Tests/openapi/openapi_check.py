@@ -125,7 +125,7 @@ NOT_JSON = [
 def registered_routes(sources):
     """(method, path) of every route the controllers register, read from the Swift sources."""
     build = open(os.path.join(sources, "Application+build.swift")).read()
-    groups = dict(re.findall(r"(\w+Controller)(?:<[^>(]*>)?\((?:(?!\w+Controller\().)*?\.addRoutes\(to: router\.group\(\"([^\"]+)\"\)\)", build, re.S))
+    groups = dict(re.findall(r"(\w+Controller)(?:<[^>(]*>)?\((?:(?!\w+Controller\().)*?\.addRoutes\(to: router\.group\(\"([^\"]+)\"(?:, context: \w+\.self)?\)", build, re.S))
     routes, unreadable = set(), []
     for folder, _, files in os.walk(sources):
         for file in files:
@@ -758,6 +758,82 @@ def flows_push_notifications(c, souk_bin, work):
     c.call("POST", "/commerce/{app}/roku/notifications", 404, params={"app": "org.example.none"}, json_body=push)
 
 
+def flows_developer(c, buyer, souk_bin, work):
+    """The developer API (docs/developers.md): an organisation made with the CLI releases a version with one upload,
+    creates and applies its catalog, grants, reads its sales and manages a webhook; other keys and ids are refused."""
+    import zipfile
+    developer, item, version, app = "openapi-dev", "6446009001", "8009000001", "org.souk.openapi.dev"
+    souk(souk_bin, "developers", "add", "--name", "OpenAPI Developer", "--id", developer)
+    souk(souk_bin, "apps", "create", "--apple-item-id", item, "--bundle-id", app, "--name", "OpenAPI Dev", "--developer", developer)
+    key = souk(souk_bin, "developers", "keys", "create", "--developer", developer, "--scopes",
+               "packages:write,catalog:write,purchases:read,grants:write,webhooks:write", "--name", "ci").strip()
+    narrow = souk(souk_bin, "developers", "keys", "create", "--developer", developer, "--scopes", "metrics:read").strip()
+    expect(key.startswith("sk_") and "\n" not in key, "keys create prints the key alone")
+    auth = bearer(key)
+    c.call("GET", "/api/v1/developer/apps", 401, note="no key")
+    c.call("GET", "/api/v1/developer/apps", 401, headers=bearer("sk_" + secrets.token_hex(20)), note="an unknown key")
+    folder = os.path.join(work, "developer-package")
+    souk(souk_bin, "packages", "make-sample", "--apple-item-id", item, "--apple-version-id", version, "--bundle-id", app,
+         "--short-version", "1.0", "--bundle-version", "1", "--min-os", "17.0", "--variant-size", "20000", "--out", folder)
+    package = os.path.join(work, "developer-package.zip")
+    with zipfile.ZipFile(package, "w") as archive:
+        for root, _, files in os.walk(folder):
+            for name in files:
+                archive.write(os.path.join(root, name), os.path.relpath(os.path.join(root, name), folder))
+    body = open(package, "rb").read()
+    upload = {"appleItemId": item, "appleVersionId": version}
+    path = "/api/v1/developer/apps/{appleItemId}/versions/{appleVersionId}/package"
+    c.call("PUT", path, 403, params=upload, raw=body, media_type="application/zip", headers=bearer(narrow), note="a key without packages:write")
+    first = c.call("PUT", path, 201, params=upload, raw=body, media_type="application/zip", headers=auth).json()
+    expect(first["reviewState"] == "in_review", f"a developer's upload waits in review: {first}")
+    c.call("PUT", path, 201, params=upload, raw=body, media_type="application/zip", headers=auth, note="the same package again")
+    c.call("PUT", path, 422, params={"appleItemId": item, "appleVersionId": "8009000002"}, raw=body, media_type="application/zip",
+           headers=auth, note="a package of another version")
+    c.call("PUT", path, 404, params={"appleItemId": NOTES, "appleVersionId": version}, raw=body, media_type="application/zip",
+           headers=auth, note="the marketplace's own app")
+    c.call("GET", "/api/v1/developer/apps", 200, headers=auth)
+    c.call("GET", "/api/v1/developer/apps/{appleItemId}/versions", 200, params={"appleItemId": item}, headers=auth)
+    c.call("GET", "/api/v1/developer/apps/{appleItemId}/versions", 404, params={"appleItemId": NOTES}, headers=auth)
+
+    catalog = {"app": app, "allowSandbox": True, "entitlements": [{"id": "pro", "title": "Pro"}],
+               "products": [{"id": "dev.pro", "type": "non-consumable", "title": {"en-US": "Pro"},
+                             "prices": [{"currency": "USD", "amount": 199}], "entitlements": ["pro"],
+                             "skus": {"apple_store": app + ".pro"}}]}
+    capp = {"app": app}
+    c.call("PUT", "/api/v1/developer/catalogs/{app}", 200, params=capp, query={"dryRun": "true"}, json_body=catalog, headers=auth)
+    c.call("GET", "/api/v1/developer/catalogs/{app}", 404, params=capp, headers=auth, note="a dry run made nothing")
+    c.call("PUT", "/api/v1/developer/catalogs/{app}", 200, params=capp, json_body=catalog, headers=auth)
+    c.call("PUT", "/api/v1/developer/catalogs/{app}", 422, params=capp, json_body={**catalog, "products": [{"id": "x"}]}, headers=auth)
+    c.call("PUT", "/api/v1/developer/catalogs/{app}", 404, params={"app": STUDIO}, json_body={**catalog, "app": STUDIO}, headers=auth,
+           note="the marketplace's own catalog")
+    c.call("GET", "/api/v1/developer/catalogs/{app}", 200, params=capp, headers=auth)
+
+    token = c.call("GET", "/commerce/{app}/account-token", 200, params=capp, headers=bearer(buyer)).json()["accountToken"]
+    grants = "/api/v1/developer/catalogs/{app}/grants"
+    grant = c.call("POST", grants, 201, params=capp, json_body={"accountToken": token, "entitlement": "pro", "until": "2099-01-01"},
+                   headers=auth).json()
+    c.call("POST", grants, 422, params=capp, json_body={"accountToken": str(uuid.uuid4()), "entitlement": "pro"}, headers=auth)
+    c.call("POST", grants, 403, params=capp, json_body={"accountToken": token, "entitlement": "pro"}, headers=bearer(narrow))
+    for list_path in ("/api/v1/developer/catalogs/{app}/purchases", "/api/v1/developer/catalogs/{app}/events"):
+        page = c.call("GET", list_path, 200, params=capp, query={"limit": "1"}, headers=auth).json()
+        if page["nextCursor"]:
+            c.call("GET", list_path, 200, params=capp, query={"limit": "1", "cursor": page["nextCursor"]}, headers=auth)
+        c.call("GET", list_path, 400, params=capp, query={"cursor": "not-a-cursor"}, headers=auth)
+        c.call("GET", list_path, 404, params={"app": STUDIO}, headers=auth)
+    c.call("DELETE", "/api/v1/developer/grants/{grantId}", 204, params={"grantId": grant["id"]}, headers=auth)
+    c.call("DELETE", "/api/v1/developer/grants/{grantId}", 404, params={"grantId": str(uuid.uuid4())}, headers=auth)
+
+    hooks = "/api/v1/developer/catalogs/{app}/webhooks"
+    hook = c.call("POST", hooks, 201, params=capp, json_body={"url": "https://hooks.example.com/openapi-dev",
+                                                             "secret": secrets.token_hex(16)}, headers=auth).json()
+    c.call("POST", hooks, 422, params=capp, json_body={"url": "https://hooks.example.com/x", "secret": "short"}, headers=auth)
+    c.call("GET", hooks, 200, params=capp, headers=auth)
+    c.call("GET", hooks, 404, params={"app": STUDIO}, headers=auth)
+    c.call("DELETE", "/api/v1/developer/webhooks/{webhookId}", 204, params={"webhookId": hook["id"]}, headers=auth)
+    c.call("DELETE", "/api/v1/developer/webhooks/{webhookId}", 404, params={"webhookId": hook["id"]}, headers=auth)
+    return key, app, item
+
+
 def contract(base, spec_path, souk_bin, work):
     c = Contract(base, spec_path)
     served_document = c.http.get(f"{base}/openapi.json", timeout=10).status_code == 200
@@ -777,6 +853,7 @@ def contract(base, spec_path, souk_bin, work):
     flows_offers(c, buyer, other, souk_bin, work)
     flows_app_transaction(c, chain, buyer)
     flows_push_notifications(c, souk_bin, work)
+    flows_developer(c, buyer, souk_bin, work)
     c.report(served_document)
     ctx = base64.urlsafe_b64encode(json.dumps({"access_token": buyer}).encode()).decode().rstrip("=")
     with open(os.path.join(work, "fuzz.env"), "w") as handle:
@@ -827,13 +904,16 @@ def outage(base, spec_path, souk_bin, work):
         ("POST", "/commerce/{app}/consume", {"params": app, "headers": auth, "json_body": {"productId": "studio.credits.50"}}),
         ("GET", "/commerce/{app}/content/{productId}/manifest.json", {"params": {**app, "productId": "studio.brushes"}, "headers": auth}),
         ("POST", "/commerce/{app}/apple/notifications", {"params": app, "json_body": {"signedPayload": note}}),
+        # A developer key cannot be checked without the database: 503, never 401.
+        ("GET", "/api/v1/developer/apps", {"headers": bearer("sk_" + "0" * 43)}),
     ]
     answers = {}
     for method, template, kwargs in calls:
         answer = c.call(method, template, None, note="database down", **kwargs)
         answers[f"{method} {template}"] = answer.status_code
         expect(answer.status_code != 503 or answer.headers.get("Retry-After"), f"{method} {template}: a 503 of an outage without Retry-After")
-    for needs_storage in ("GET /health", "GET /health/ready", "GET /api/v1/account", "POST /marketplace-kit/v1/restore", "POST /api/v1/checkout"):
+    for needs_storage in ("GET /health", "GET /health/ready", "GET /api/v1/account", "POST /marketplace-kit/v1/restore", "POST /api/v1/checkout",
+                          "GET /api/v1/developer/apps"):
         expect(answers[needs_storage] == 503, f"{needs_storage} with the database down answered {answers[needs_storage]}, not 503")
     unavailable = sorted(k for k, v in answers.items() if v == 503)
     memory = ", ".join(f"{k} {v}" for k, v in sorted(answers.items()) if v != 503)

@@ -19,6 +19,8 @@ struct ProblemDetails: Codable, Sendable, Equatable {
     var checkout: ProblemCheckout?
     /// What the app needs, for an incompatible device's `409` (`ProblemMinimumOS`).
     var minimumOS: ProblemMinimumOS?
+    /// The request's field, JSON path or package file at fault, for the developer API's `422`s.
+    var field: String?
 
     /// The JSON bytes, keys sorted so that equal problems are equal bytes.
     func encoded() -> Data { WireJSON.encode(self) }

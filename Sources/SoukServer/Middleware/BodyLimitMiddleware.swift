@@ -6,12 +6,15 @@ import NIOCore
 /// refused at the first byte past the limit. Either way the answer is a `413` problem.
 ///
 /// Console routes (`/admin/…`) are left to their own limits: package and media uploads are
-/// gigabytes, streamed to disk, with the CSRF check before the first file byte.
+/// gigabytes, streamed to disk, with the CSRF check before the first file byte. So is the developer
+/// API's package upload, streamed to disk after its key was checked (`DeveloperAPIController`).
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     let maxBytes: Int
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if request.uri.path.hasPrefix("/admin/") { return try await next(request, context) }
+        if request.uri.path.hasPrefix("/admin/") || DeveloperAPIController.isPackageUpload(request.uri.path) {
+            return try await next(request, context)
+        }
         // (NIO's HTTP parser has already refused a Content-Length that is not a number.)
         if let length = request.headers[.contentLength].flatMap({ Int($0) }) {
             guard length <= maxBytes else { throw Self.tooLarge(maxBytes) }

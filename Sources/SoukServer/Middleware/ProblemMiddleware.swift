@@ -24,6 +24,8 @@ public struct Problem: HTTPResponseError, Sendable {
     public var allow: String?
     /// Seconds in the `Retry-After` header (a `429`'s or a `503`'s).
     public var retryAfter: Int?
+    /// The request's field (or JSON path, or package file) at fault: a `422`'s extension member.
+    public var field: String?
 
     public init(_ status: HTTPResponse.Status, _ detail: String, type: String = "about:blank", purchaseURL: String? = nil,
                 challenge: String? = nil, allow: String? = nil, retryAfter: Int? = nil) {
@@ -82,7 +84,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         let data = ProblemDetails(type: problem.type, title: problem.status.reasonPhrase, status: problem.status.code,
                                   detail: problem.detail, instance: request.uri.path, requestId: id,
                                   purchaseURL: problem.purchaseURL, accountURL: problem.accountURL,
-                                  checkout: problem.checkout, minimumOS: problem.minimumOS).encoded()
+                                  checkout: problem.checkout, minimumOS: problem.minimumOS, field: problem.field).encoded()
         var headers: HTTPFields = [.contentType: "application/problem+json", .cacheControl: "no-store"]
         headers[.contentLength] = String(data.count)
         if let challenge = problem.challenge { headers[.wwwAuthenticate] = challenge }

@@ -33,8 +33,11 @@ public struct PackageImporter: Sendable {
 
     /// Imports the package at `path`. Throws `PackageError` naming the field or file for bad input;
     /// with `expectedAppleItemId` (the console's upload on an app's page) a package of another app
-    /// is refused before anything is stored.
-    public func importPackage(at path: String, releaseDate: Date? = nil, expectedAppleItemId: UInt64? = nil) async throws -> Outcome {
+    /// is refused before anything is stored, and with `expectedAppleVersionId` (the developer API's
+    /// upload URL) a package of another version. A new version starts in `reviewState` (a developer's
+    /// upload waits `in_review`), written with it so it is never offered before review.
+    public func importPackage(at path: String, releaseDate: Date? = nil, expectedAppleItemId: UInt64? = nil,
+                              expectedAppleVersionId: UInt64? = nil, reviewState: VersionReviewState = .released) async throws -> Outcome {
         // Every step that reads or writes package files runs on the thread pool (`blocking`).
         let workArea = self.workArea
         let source = try await blocking {
@@ -58,7 +61,10 @@ public struct PackageImporter: Sendable {
         }
 
         if let expectedAppleItemId, manifest.appleItemId != expectedAppleItemId {
-            throw PackageError("appleItemId", "is \(manifest.appleItemId), but this is app \(expectedAppleItemId)'s page")
+            throw PackageError("appleItemId", "is \(manifest.appleItemId), but the upload is for app \(expectedAppleItemId)")
+        }
+        if let expectedAppleVersionId, manifest.appleVersionId != expectedAppleVersionId {
+            throw PackageError("appleVersionId", "is \(manifest.appleVersionId), but the upload is for version \(expectedAppleVersionId)")
         }
         let db = database.db
         guard let app = try await AppModel.find(appleItemId: manifest.appleItemId, on: db), let appID = app.id else {
@@ -95,6 +101,7 @@ public struct PackageImporter: Sendable {
         for (blob, _, _) in files { try await blobs.publish(blob.sha256) }
         let version = AppVersionModel(appID: appID, manifest: manifest, manifestSHA256: manifestStaged.sha256,
                                       releaseDate: releaseDate ?? now())
+        version.reviewState = reviewState
         do {
             try await database.transaction { transaction in
                 try await version.create(on: transaction)

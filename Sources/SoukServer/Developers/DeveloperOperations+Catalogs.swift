@@ -1,0 +1,50 @@
+import Foundation
+import SoukCore
+import SoukStore
+
+extension DeveloperOperations {
+    /// The in-app catalog of `app` as held now, if it is the actor's.
+    public func catalog(actor: SoukActor, app: String) async throws -> CommerceCatalogState {
+        try await ownedCatalog(app, actor: actor, scope: nil)
+    }
+
+    /// Applies a catalog file to `app` (or with `dryRun` only says what would change) through the
+    /// same path as `souk catalog apply` and the console (`CommerceCatalogCache.apply`, its audit
+    /// entry). A developer may apply a catalog that is theirs, or create one for the bundle id of one
+    /// of their own marketplace apps, which then is theirs; any other app is not found.
+    public func applyCatalog(actor: SoukActor, app: String, file: [UInt8], dryRun: Bool) async throws -> CatalogApplyReport {
+        try authorize(actor, .catalogWrite)
+        let current = try await catalogs.state(app: app)
+        var creates = false
+        if let developer = actor.developerID {
+            let notFound = DeveloperOperationError.notFound("No in-app catalog \(app) is yours.")
+            if current != nil {
+                guard try await directory.owner(catalog: app) == developer else { throw notFound }
+            } else {
+                guard try await directory.bundleIds(of: developer).contains(app) else { throw notFound }
+                creates = true
+            }
+        }
+        let catalog: CommerceCatalog
+        do {
+            catalog = try CatalogFile.parse(file)
+        } catch {
+            throw DeveloperOperationError.invalid(field: error.path.isEmpty ? "$" : error.path, error.message)
+        }
+        guard catalog.app == app else {
+            throw DeveloperOperationError.invalid(field: "app", "is \(catalog.app), but this is the catalog of \(app)")
+        }
+        let report: CatalogApplyReport
+        do {
+            report = try await catalogs.apply(catalog, dryRun: dryRun)
+        } catch let error as CatalogFileError {
+            throw DeveloperOperationError.invalid(field: error.path.isEmpty ? "$" : error.path, error.message)
+        }
+        if creates, report.applied, let developer = actor.developerID, try await directory.claimCatalog(app: app, developer: developer) {
+            try await audit.record(actor: actor.auditName, action: "catalog.developer", target: "catalog:\(app)",
+                                   before: ["developer": ""], after: ["developer": developer])
+        }
+        try await audit.recordCatalogApply(actor: actor.auditName, beforeRevision: current?.revision, report: report)
+        return report
+    }
+}
