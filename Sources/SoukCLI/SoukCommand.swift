@@ -14,7 +14,7 @@ public struct SoukCommand: AsyncParsableCommand {
             ContentCommand.self, SandboxCommand.self, AuditCommand.self, BackupCommand.self,
             ClientsCommand.self,
             SubscriptionsCommand.self,
-            ReviewCommand.self,
+            ReviewCommand.self, PayoutsCommand.self,
         ]
     )
 
