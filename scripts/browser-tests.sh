@@ -101,6 +101,23 @@ STORES_CUSTOMER_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(1
   && "$SOUK" accounts create --email stores-operator@souk.example --password "$STORES_OPERATOR_PASSWORD" --role operator >/dev/null \
   && "$SOUK" accounts create --email subscriber@souk.example --password "$STORES_CUSTOMER_PASSWORD" >/dev/null) \
   || fail "souk catalog apply and accounts create (the stores' app)"
+# An app with 1.0 released and 1.1 waiting in review (written into the database as a developer's upload
+# does), and an operator of its own (test_console.py turns the demo operator's two-factor sign-in on): test_console_review.py.
+REVIEW_OPERATOR_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
+for version in 1 2; do
+  "$SOUK" packages make-sample --apple-item-id 6446000888 --apple-version-id 800000088$version --bundle-id org.souk.browser.review \
+    --short-version 1.$((version - 1)) --bundle-version 1$((version - 1)) --min-os $([ $version = 1 ] && echo 17.0 || echo 17.4) \
+    --variant-size 20000 --out "$WORK/review-package-$version" >/dev/null || fail "souk packages make-sample (review)"
+done
+(cd "$WORK" && "$SOUK" apps create --apple-item-id 6446000888 --bundle-id org.souk.browser.review --name "Review Me" --access public >/dev/null \
+  && "$SOUK" packages import "$WORK/review-package-1" >/dev/null && "$SOUK" packages import "$WORK/review-package-2" >/dev/null \
+  && "$SOUK" accounts create --email review-operator@souk.example --password "$REVIEW_OPERATOR_PASSWORD" --role operator >/dev/null) \
+  || fail "souk apps create, packages import and accounts create (review)"
+python3 - "$WORK/souk-data/souk.sqlite" <<'PY' || fail "putting 1.1 of the review app in review"
+import sqlite3, sys
+with sqlite3.connect(sys.argv[1], timeout=30) as db:
+    assert db.execute("UPDATE app_versions SET review_state = 'in_review' WHERE apple_version_id = 8000000882").rowcount == 1
+PY
 # `serve --demo` lets its operator into the console with a password only, and says so.
 grep -q "the console does not require two-factor sign-in" "$STARTED_LOG" || fail "the --demo banner does not say two-factor sign-in is off"
 # The second server requires two-factor sign-in for the console after all (test_console_two_factor.py).
@@ -120,6 +137,7 @@ SOUK_BROWSER_BASE="$BASE" SOUK_BROWSER_EMAIL=demo@souk.example SOUK_BROWSER_PASS
   SOUK_BROWSER_SUPPORT_EMAIL=helpdesk@souk.example SOUK_BROWSER_SUPPORT_PASSWORD="$SUPPORT_PASSWORD" \
   SOUK_BROWSER_RESET_EMAIL=forgetful@souk.example SOUK_BROWSER_RESET_PASSWORD="$RESET_PASSWORD" \
   SOUK_BROWSER_PACKAGE_ZIP="$WORK/console-package.zip" \
+  SOUK_BROWSER_REVIEW_OPERATOR_EMAIL=review-operator@souk.example SOUK_BROWSER_REVIEW_OPERATOR_PASSWORD="$REVIEW_OPERATOR_PASSWORD" \
   SOUK_BROWSER_STORES_APP="$STORES_APP" SOUK_BROWSER_APPLE_FAKE="$APPLE_FAKE" SOUK_BROWSER_GOOGLE_FAKE="$GOOGLE_FAKE" \
   SOUK_BROWSER_STORES_OPERATOR_EMAIL=stores-operator@souk.example SOUK_BROWSER_STORES_OPERATOR_PASSWORD="$STORES_OPERATOR_PASSWORD" \
   SOUK_BROWSER_STORES_CUSTOMER_EMAIL=subscriber@souk.example SOUK_BROWSER_STORES_CUSTOMER_PASSWORD="$STORES_CUSTOMER_PASSWORD" \

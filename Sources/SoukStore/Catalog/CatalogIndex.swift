@@ -179,7 +179,7 @@ public final class CatalogIndex: Sendable {
             let (low, high) = (try first.decode(column: "apple_item_id", as: Int64.self), try last.decode(column: "apple_item_id", as: Int64.self))
             let versionRows = try await database.sql.raw("""
                 SELECT \(unsafeRaw: Self.versionColumns) FROM app_versions v JOIN apps a ON a.id = v.app_id
-                WHERE a.apple_item_id >= \(bind: low) AND a.apple_item_id <= \(bind: high)
+                WHERE v.review_state = \(bind: Self.released) AND a.apple_item_id >= \(bind: low) AND a.apple_item_id <= \(bind: high)
                 """).all()
             for app in try Self.apps(appRows, versionRows) { packed[app.appleItemId] = app }
             after = high
@@ -187,6 +187,8 @@ public final class CatalogIndex: Sendable {
         }
     }
 
+    /// Only released versions are offered or kept: one in review or rejected is as if absent.
+    private static let released = VersionReviewState.released.rawValue
     private static let appColumns = ["apple_item_id", "bundle_id", "access", "availability", "prices", "requires_entitlement"]
     private static let versionColumns = """
         a.apple_item_id AS apple_item_id, v.apple_version_id AS apple_version_id, v.bundle_version AS bundle_version,
@@ -201,7 +203,7 @@ public final class CatalogIndex: Sendable {
         let appRows = try await database.sql.select().columns(Self.appColumns).from("apps").where("apple_item_id", .in, stored).all()
         let versionRows = try await database.sql.raw("""
             SELECT \(unsafeRaw: Self.versionColumns) FROM app_versions v JOIN apps a ON a.id = v.app_id
-            WHERE a.apple_item_id IN (\(binds: stored))
+            WHERE v.review_state = \(bind: Self.released) AND a.apple_item_id IN (\(binds: stored))
             """).all()
         return Dictionary(try Self.apps(appRows, versionRows).map { ($0.appleItemId, $0) }, uniquingKeysWith: { first, _ in first })
     }

@@ -44,11 +44,12 @@ public struct CatalogStore: Sendable {
         return app
     }
 
-    /// The versions still offered (not withdrawn), newest release first.
+    /// The versions still offered (released, not withdrawn), newest release first.
     public func versions(of app: AppModel) async throws -> [AppVersionModel] {
         try await AppVersionModel.query(on: database.db)
             .filter(\.$app.$id == app.requireID())
             .filter(\.$withdrawnAt == nil)
+            .filter(\.$reviewStateRaw == VersionReviewState.released.rawValue)
             .sort(\.$releaseDate, .descending)
             .all()
     }

@@ -430,7 +430,7 @@ public final class StorefrontIndex: Sendable {
             let (low, high) = (try first.decode(column: "apple_item_id", as: Int64.self), try last.decode(column: "apple_item_id", as: Int64.self))
             let versionRows = try await database.sql.raw("""
                 SELECT a.apple_item_id AS apple_item_id, v.release_date AS release_date FROM app_versions v JOIN apps a ON a.id = v.app_id
-                WHERE v.withdrawn_at IS NULL AND a.apple_item_id >= \(bind: low) AND a.apple_item_id <= \(bind: high)
+                WHERE v.withdrawn_at IS NULL AND v.review_state = \(bind: VersionReviewState.released.rawValue) AND a.apple_item_id >= \(bind: low) AND a.apple_item_id <= \(bind: high)
                 """).all()
             catalog.add(try Self.apps(appRows, versionRows))
             after = high
@@ -451,7 +451,7 @@ public final class StorefrontIndex: Sendable {
             .where("availability", .equal, Availability.available.rawValue).where("apple_item_id", .in, stored).all()
         let versionRows = try await database.sql.raw("""
             SELECT a.apple_item_id AS apple_item_id, v.release_date AS release_date FROM app_versions v JOIN apps a ON a.id = v.app_id
-            WHERE v.withdrawn_at IS NULL AND a.apple_item_id IN (\(binds: stored))
+            WHERE v.withdrawn_at IS NULL AND v.review_state = \(bind: VersionReviewState.released.rawValue) AND a.apple_item_id IN (\(binds: stored))
             """).all()
         return Dictionary(try Self.apps(appRows, versionRows).map { ($0.appleItemId, $0) }, uniquingKeysWith: { first, _ in first })
     }

@@ -13,7 +13,8 @@ extension LicenseStore {
             SELECT (SELECT key_blob FROM package_key_blobs \
                     WHERE apple_item_id = \(bind: item) AND apple_version_id = \(bind: version) AND asset_public_id = \(bind: assetPublicId)) AS key_blob, \
                    (SELECT COUNT(*) FROM package_files f JOIN app_versions v ON v.id = f.version_id JOIN apps a ON a.id = v.app_id \
-                    WHERE a.apple_item_id = \(bind: item) AND v.apple_version_id = \(bind: version) AND f.public_id = \(bind: assetPublicId)) AS files
+                    WHERE a.apple_item_id = \(bind: item) AND v.apple_version_id = \(bind: version) AND f.public_id = \(bind: assetPublicId) \
+                    AND v.review_state = \(bind: VersionReviewState.released.rawValue)) AS files
             """).first()
         if let blob = try row?.decode(column: "key_blob", as: String?.self) { return .keyBlob(blob) }
         return try (row?.decode(column: "files", as: Int.self) ?? 0) > 0 ? .withoutKeyBlob : .notInVersion

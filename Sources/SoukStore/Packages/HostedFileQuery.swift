@@ -11,7 +11,8 @@ public struct HostedFile: Sendable, Equatable {
     public var lastModified: Int64
 }
 
-/// Finds hosted package files. Only apps that are `available` have their packages served.
+/// Finds hosted package files. Only apps that are `available` have their packages served, and only
+/// their released versions' (not withdrawn, not in review or rejected).
 public struct HostedFileQuery: Sendable {
     let database: SoukDatabase
 
@@ -30,6 +31,7 @@ public struct HostedFileQuery: Sendable {
               AND f.path = \(bind: path)
               AND a.availability = \(bind: Availability.available.rawValue)
               AND v.withdrawn_at IS NULL
+              AND v.review_state = \(bind: VersionReviewState.released.rawValue)
             """).first()
         guard let row else { return nil }
         let created = try row.decode(column: "created_at", as: Date?.self) ?? Date(timeIntervalSince1970: 0)

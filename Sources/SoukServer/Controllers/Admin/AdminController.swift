@@ -63,6 +63,8 @@ struct AdminController<Context: RequestContext> {
         addIntegrationRoutes(to: router)
         addRefundRoutes(to: router)
         addClientRoutes(to: router)
+        addReviewRoutes(to: router)
+        addPayoutRoutes(to: router)
     }
 
     /// The dashboard: what the marketplace holds now (as of at most a minute ago) and the last 30 days.

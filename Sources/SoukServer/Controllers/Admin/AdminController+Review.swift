@@ -1,0 +1,122 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// `/admin/review`: versions developers uploaded, waiting for the operator's release or rejection
+/// (`VersionReview`, docs/developers.md "Review"). Support staff see the queue and each version;
+/// only operators approve or reject.
+extension AdminController {
+    func addReviewRoutes(to router: Router<Context>) {
+        router.get("admin/review", use: reviewQueue)
+        router.get("admin/review/:item/:version", use: reviewVersion)
+        router.post("admin/review/:item/:version/approve", use: approveVersion)
+        router.post("admin/review/:item/:version/reject", use: rejectVersion)
+    }
+
+    /// The actor a console session acts as in the operations layer.
+    static func staffActor(_ session: ConsoleSession) -> SoukActor {
+        .staff(accountID: session.accountID, email: session.account.email, role: session.role)
+    }
+
+    var versionReview: VersionReview { VersionReview(database: runtime.database, now: now) }
+
+    /// `/admin/review`: the queue, the longest-waiting first.
+    @Sendable func reviewQueue(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        let queue = try await versionReview.queue(actor: Self.staffActor(session))
+        let notice = request.uri.queryParameters["done"].flatMap { ["approved": "Version released.", "rejected": "Version rejected."][String($0)] }
+        var values: [String: Any] = [
+            "versions": queue.map { version in
+                ["app": version.appName, "item": String(version.appleItemId), "version": String(version.appleVersionId),
+                 "short": version.shortVersionString, "build": version.bundleVersion,
+                 "developer": version.developerName ?? "the marketplace", "uploaded": version.uploadedAt.map(WebController<Context>.format) ?? "-",
+                 "href": "/admin/review/\(version.appleItemId)/\(version.appleVersionId)"]
+            },
+        ]
+        values["notice"] = notice
+        return try await render("admin-review-queue", session: session, title: "Review", values)
+    }
+
+    /// `/admin/review/<AppleItemID>/<AppleVersionID>`: the version's facts and what changed since the previous release.
+    @Sendable func reviewVersion(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        return try await reviewPage(session: session, context: context, error: nil, status: .ok)
+    }
+
+    @Sendable func approveVersion(_ request: Request, context: Context) async throws -> Response {
+        let (session, _) = try await gate.form(request, context: context, operatorOnly: true)
+        let (item, version) = try reviewedIDs(context)
+        do {
+            try await versionReview.approve(actor: Self.staffActor(session), appleItemId: item, appleVersionId: version)
+        } catch let failure as VersionReview.Failure {
+            return try await reviewRefusal(failure, session: session, context: context)
+        }
+        return WebController<Context>.seeOther("/admin/review?done=approved")
+    }
+
+    @Sendable func rejectVersion(_ request: Request, context: Context) async throws -> Response {
+        let (session, form) = try await gate.form(request, context: context, operatorOnly: true)
+        let (item, version) = try reviewedIDs(context)
+        do {
+            try await versionReview.reject(actor: Self.staffActor(session), appleItemId: item, appleVersionId: version, reason: form["reason"] ?? "")
+        } catch let failure as VersionReview.Failure {
+            return try await reviewRefusal(failure, session: session, context: context)
+        }
+        return WebController<Context>.seeOther("/admin/review?done=rejected")
+    }
+
+    private func reviewRefusal(_ failure: VersionReview.Failure, session: ConsoleSession, context: Context) async throws -> Response {
+        switch failure {
+        case .notFound: throw Problem(.notFound, "No app has a version with these ids.")
+        case .notPermitted: throw Problem(.forbidden, failure.description.prefix(1).uppercased() + failure.description.dropFirst() + ".")
+        case .notInReview: return try await reviewPage(session: session, context: context, error: "Not changed: \(failure.description).", status: .conflict)
+        case .invalidReason: return try await reviewPage(session: session, context: context, error: "Not rejected: \(failure.description).", status: .badRequest)
+        }
+    }
+
+    private func reviewedIDs(_ context: Context) throws -> (UInt64, UInt64) {
+        guard let item = context.parameters.get("item").flatMap(AppleID.parse),
+              let version = context.parameters.get("version").flatMap(AppleID.parse) else {
+            throw Problem(.notFound, "No app has a version with these ids.")
+        }
+        return (item, version)
+    }
+
+    private func reviewPage(session: ConsoleSession, context: Context, error: String?, status: HTTPResponse.Status) async throws -> Response {
+        let (item, version) = try reviewedIDs(context)
+        let comparison: VersionReview.Comparison
+        do {
+            comparison = try await versionReview.comparison(actor: Self.staffActor(session), appleItemId: item, appleVersionId: version)
+        } catch VersionReview.Failure.notFound {
+            throw Problem(.notFound, "No app has a version with these ids.")
+        }
+        let facts = comparison.version
+        // Every fact is shown (a wide context): the reviewer reads the whole list with its changes marked.
+        let diff = comparison.previous.map { TextDiff.lines(from: $0.lines.joined(separator: "\n"), to: facts.lines.joined(separator: "\n"), context: 50) ?? [] }
+            ?? facts.lines.map { TextDiff.Line(kind: .added, text: $0) }
+        let path = "/admin/review/\(item)/\(version)"
+        var values: [String: Any] = [
+            "app": facts.appName, "item": String(item), "version": String(version),
+            "state": facts.reviewState.rawValue.replacingOccurrences(of: "_", with: " "), "inReview": facts.reviewState == .inReview,
+            "facts": [
+                ["name": "Version", "value": "\(facts.shortVersionString) (bundle version \(facts.bundleVersion))"],
+                ["name": "Platforms", "value": facts.platforms.sorted().joined(separator: ", ")],
+                ["name": "Minimum OS", "value": facts.minimumOS.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")],
+                ["name": "Capabilities", "value": facts.capabilities.isEmpty ? "none" : facts.capabilities.sorted().joined(separator: ", ")],
+                ["name": "Size", "value": "\(facts.size) bytes"],
+                ["name": "Organisation", "value": facts.developerName.map { "\($0) (\(facts.developerID ?? ""))" } ?? "the marketplace"],
+                ["name": "Uploaded", "value": facts.uploadedAt.map(WebController<Context>.format) ?? "-"],
+            ],
+            "diff": diff.map { line -> [String: Any] in
+                ["text": line.text, "added": line.kind == .added, "removed": line.kind == .removed]
+            },
+            "approveAction": path + "/approve", "rejectAction": path + "/reject", "maxReason": String(VersionReview.maxReasonLength),
+        ]
+        values["error"] = error
+        values["reason"] = facts.reviewReason
+        values["previous"] = comparison.previous.map { "\($0.shortVersionString) (\($0.bundleVersion), AppleVersionID \($0.appleVersionId))" }
+        return try await render("admin-review-version", session: session, title: "Review \(facts.appName) \(facts.shortVersionString)",
+                                values, status: status)
+    }
+}
