@@ -131,6 +131,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     AccountAPIController(bearer: bearer, catalog: runtime.catalog, details: AccountAPIDetails(runtime: runtime)).addRoutes(to: router)
     AdminController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now, storeVerifiers: purchaseIntake?.verifiers)
         .addRoutes(to: router)
+    DeveloperConsoleController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now).addRoutes(to: router)
     let storefront = storefront ?? StorefrontIndex(database: runtime.database, refreshInterval: runtime.config.catalogRefreshInterval,
                                                    logger: runtime.logger)
     AppPagesController(runtime: runtime, sessions: sessions, pages: pages, storefront: storefront).addRoutes(to: router)

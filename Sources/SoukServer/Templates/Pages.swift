@@ -21,7 +21,8 @@ struct Pages: Sendable {
     /// the layout partials (`{{> start}}`, `{{> start-plain}}`, `{{> end}}`).
     static var allTemplates: [String: String] {
         var all = ["start": layoutStart, "start-plain": layoutStartPlain, "end": layoutEnd]
-        for group in [templates, StorefrontTemplates.all, AccountTemplates.all, AdminTemplates.all, AdminCommerceTemplates.all, DeviceTemplates.all] {
+        for group in [templates, StorefrontTemplates.all, AccountTemplates.all, AdminTemplates.all, AdminCommerceTemplates.all, DeviceTemplates.all,
+                      DeveloperTemplates.all] {
             all.merge(group) { _, _ in preconditionFailure("two templates share a name") }
         }
         return all

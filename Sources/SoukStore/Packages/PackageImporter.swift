@@ -33,8 +33,10 @@ public struct PackageImporter: Sendable {
 
     /// Imports the package at `path`. Throws `PackageError` naming the field or file for bad input;
     /// with `expectedAppleItemId` (the console's upload on an app's page) a package of another app
-    /// is refused before anything is stored.
-    public func importPackage(at path: String, releaseDate: Date? = nil, expectedAppleItemId: UInt64? = nil) async throws -> Outcome {
+    /// is refused before anything is stored. A new version is stored with `reviewState` (a
+    /// developer's upload waits `inReview`), in the same transaction that makes it.
+    public func importPackage(at path: String, releaseDate: Date? = nil, expectedAppleItemId: UInt64? = nil,
+                              reviewState: VersionReviewState = .released) async throws -> Outcome {
         // Every step that reads or writes package files runs on the thread pool (`blocking`).
         let workArea = self.workArea
         let source = try await blocking {
@@ -95,6 +97,7 @@ public struct PackageImporter: Sendable {
         for (blob, _, _) in files { try await blobs.publish(blob.sha256) }
         let version = AppVersionModel(appID: appID, manifest: manifest, manifestSHA256: manifestStaged.sha256,
                                       releaseDate: releaseDate ?? now())
+        version.reviewState = reviewState
         do {
             try await database.transaction { transaction in
                 try await version.create(on: transaction)
