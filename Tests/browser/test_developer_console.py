@@ -3,7 +3,7 @@
 with developer@souk.example as its owner, app 6446000888 and the in-app catalog
 SOUK_BROWSER_DEVELOPER_APP. The developer turns two-factor sign-in on, signs in again with the
 password and a recovery code, edits the app's text, uploads a version that waits in review, applies
-a catalog edit after reviewing its diff, and makes an API key. Every page passes Browsers.check."""
+a catalog edit after reviewing its diff, opens its grants and purchases, and makes an API key. Every page passes Browsers.check."""
 
 import os
 import re
@@ -96,6 +96,14 @@ def test_a_developer_signs_in_with_two_factor_uploads_a_version_into_review_and_
     wait_for(lambda: "done=applied" in driver.current_url, "the catalog applied")
     assert "5.99 USD" in driver.page_source
     browsers.check(driver, "catalog-applied")
+    # Its promotional grants and purchases (people by account token); none yet, the forms ready.
+    driver.find_element(By.LINK_TEXT, "Promotional grants").click()
+    wait_for(lambda: path_of(driver) == f"/developer/catalog/{app}/grants", "the grants page")
+    assert driver.find_element(By.ID, "grant-entitlement").text == "pro"
+    browsers.check(driver, "grants")
+    driver.get(f"{developer.base}/developer/catalog/{app}/purchases")
+    assert "No purchases yet." in driver.page_source
+    browsers.check(driver, "purchases")
 
     # An API key, shown once.
     driver.get(f"{developer.base}/developer/keys")

@@ -8,6 +8,8 @@ struct DeveloperServices: Sendable {
     let database: SoukDatabase
     let blobs: BlobStore
     let commerceCatalogs: CommerceCatalogCache
+    /// The purchase store that tells this process's entitlement index what each write changed.
+    let purchases: PurchaseStore
     /// Where uploads and package imports put their temporary files.
     let workDir: String
     /// `reviewNewVersions`: a developer's upload waits in review.
@@ -18,6 +20,7 @@ struct DeveloperServices: Sendable {
         database = runtime.database
         blobs = runtime.blobs
         commerceCatalogs = runtime.commerceCatalogs
+        purchases = runtime.purchases
         workDir = runtime.config.workDir
         reviewNewVersions = runtime.config.reviewNewVersions
         self.now = now
@@ -27,6 +30,8 @@ struct DeveloperServices: Sendable {
     var catalog: CatalogStore { CatalogStore(database: database) }
     var audit: AuditLog { AuditLog(database: database, now: now) }
     var importer: PackageImporter { PackageImporter(database: database, blobs: blobs, workArea: workDir) }
+    var grants: EntitlementGrantStore { EntitlementGrantStore(purchases: purchases) }
+    var accountTokens: AccountTokenStore { AccountTokenStore(database: database, now: now) }
     var catalogReviews: CatalogReviewStore { CatalogReviewStore(database: database, now: now) }
     var ownership: DeveloperOwnership { DeveloperOwnership(directory: directory, catalog: catalog, catalogs: commerceCatalogs.store) }
 }

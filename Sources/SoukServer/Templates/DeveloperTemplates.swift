@@ -98,6 +98,7 @@ enum DeveloperTemplates {
             {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
             <p>Revision {{revision}}.{{#retired}} Retired (off sale, ids never reused): {{retired}}.{{/retired}}</p>
+            <ul class="chips"><li><a href="{{grantsHref}}">Promotional grants</a></li><li><a href="{{purchasesHref}}">Purchases</a></li></ul>
             <h2>Products</h2>
             {{^products}}<p class="muted">No product on sale.</p>{{/products}}
             {{#has-products}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Products on sale, in catalog order</caption>
@@ -114,6 +115,50 @@ enum DeveloperTemplates {
             <textarea id="catalog-text" name="catalog" rows="24" spellcheck="false" class="code">{{text}}</textarea>
             <button type="submit">Review changes</button>
             </form>
+            {{> end}}
+            """,
+        "developer-grants": """
+            {{> start}}
+            {{> developer-nav}}
+            <h1>Promotional grants of {{app}}</h1>
+            <p><a href="{{catalogHref}}">Back to the catalog</a></p>
+            {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            <p>A grant opens an entitlement for one person outside every store. People are named by their account token in this app (the app gets it from <code>GET /commerce/{{app}}/account-token</code>), never by email.</p>
+            {{^grants}}<p class="muted">No grants yet.</p>{{/grants}}
+            {{#has-grants}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Grants, newest first</caption>
+            <thead><tr><th scope="col">Account token</th><th scope="col">Entitlement</th><th scope="col">From</th><th scope="col">Until</th><th scope="col">Reason</th><th scope="col">State</th></tr></thead><tbody>{{/has-grants}}
+            {{#grants}}<tr><td><code>{{accountToken}}</code></td><td>{{entitlement}}</td><td>{{starts}}</td><td>{{until}}</td><td>{{reason}}</td>
+            <td>{{state}}{{#revocable}} <form method="post" action="/developer/grants/{{id}}/revoke" class="inline">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <button type="submit" class="secondary">Revoke<span class="visually-hidden"> the grant of {{entitlement}} to {{accountToken}}</span></button></form>{{/revocable}}</td></tr>
+            {{/grants}}{{#has-grants}}</tbody></table></div>{{/has-grants}}
+            <h2>Grant an entitlement</h2>
+            <form method="post" action="{{action}}">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="grant-token">Account token</label>
+            <input id="grant-token" name="accountToken" type="text" required value="{{accountToken}}" autocomplete="off" spellcheck="false">
+            <label for="grant-entitlement">Entitlement</label>
+            <select id="grant-entitlement" name="entitlement">{{#entitlements}}<option value="{{id}}"{{#selected}} selected{{/selected}}>{{id}}</option>{{/entitlements}}</select>
+            <label for="grant-until">Until (optional: an RFC 3339 date or date-time; empty: until revoked)</label>
+            <input id="grant-until" name="until" type="text" value="{{until}}" autocomplete="off">
+            <label for="grant-reason">Reason</label>
+            <input id="grant-reason" name="reason" type="text" required maxlength="500" value="{{reason}}" autocomplete="off">
+            <button type="submit">Grant</button>
+            </form>
+            {{> end}}
+            """,
+        "developer-purchases": """
+            {{> start}}
+            {{> developer-nav}}
+            <h1>Purchases of {{app}}</h1>
+            <p><a href="{{catalogHref}}">Back to the catalog</a></p>
+            <p>The newest 200 purchases the stores verified: sales, subscriptions and refunds. Buyers are named by their account token in this app, never by email.</p>
+            {{^purchases}}<p class="muted">No purchases yet.</p>{{/purchases}}
+            {{#has-purchases}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Purchases, newest first</caption>
+            <thead><tr><th scope="col">Buyer (account token)</th><th scope="col">Product</th><th scope="col">Type</th><th scope="col">Store</th><th scope="col">Environment</th><th scope="col">Purchased</th><th scope="col">State</th></tr></thead><tbody>{{/has-purchases}}
+            {{#purchases}}<tr><td><code>{{accountToken}}</code></td><td>{{product}}</td><td>{{type}}</td><td>{{store}}</td><td>{{environment}}</td><td>{{purchased}}</td><td>{{state}}</td></tr>
+            {{/purchases}}{{#has-purchases}}</tbody></table></div>{{/has-purchases}}
             {{> end}}
             """,
         "developer-catalog-review": """

@@ -35,6 +35,7 @@ extension DeveloperConsoleController {
             "entitlements": state.catalog.entitlements.map { ["id": $0.id] },
             "retired": state.retired.map(\.id).joined(separator: ", "),
             "action": Self.catalogPath(app) + "/review",
+            "grantsHref": Self.catalogPath(app) + "/grants", "purchasesHref": Self.catalogPath(app) + "/purchases",
         ]
         values["notice"] = notice
         values["error"] = error

@@ -38,6 +38,7 @@ struct DeveloperConsoleController<Context: RequestContext> {
         addAppRoutes(to: router)
         addCatalogRoutes(to: router)
         addKeyRoutes(to: router)
+        addCommerceRoutes(to: router)
     }
 
     /// `/developer`: the organisation's apps and in-app catalogs.
