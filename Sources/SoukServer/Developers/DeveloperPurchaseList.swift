@@ -15,7 +15,7 @@ struct DeveloperPurchaseList: Sendable {
     /// The newest `limit` purchases the stores verified (refused and pending reports are left out).
     func callAsFunction(actor: SoukActor, app: String, limit: Int = 200) async throws -> [Line] {
         let state = try await services.ownership.catalog(app, for: actor)
-        let purchases = try await services.purchases.list(app: state.catalog.app).filter { $0.status == .granted }.suffix(limit).reversed()
+        let purchases = try await services.purchases.recentGranted(app: state.catalog.app, limit: limit)
         var tokens: [UUID: UUID] = [:]
         var lines: [Line] = []
         for purchase in purchases {

@@ -46,7 +46,12 @@ struct DeveloperConsoleController<Context: RequestContext> {
         let session = try await gate.session(request)
         var apps: [[String: String]] = []
         for id in try await services.directory.appleItemIds(of: session.member.developerID) {
-            guard let app = try? await services.catalog.app(appleItemId: id) else { continue }
+            let app: AppModel
+            do {
+                app = try await services.catalog.app(appleItemId: id)
+            } catch CatalogError.notFound {
+                continue  // deleted since the list was read
+            }
             apps.append(["id": String(id), "name": app.name, "bundleId": app.bundleId, "availability": app.availability.summary])
         }
         var catalogs: [[String: String]] = []
