@@ -125,6 +125,20 @@ SOUK_DATA_DIR="$WORK/sign-up-data" SOUK_SIGN_UP=true SOUK_CONSOLE_REQUIRES_TWO_F
 SIGNUP_OPERATOR_PASSWORD=$(sed -n 's/.*demo console .*password \([^ ]*\) .*/\1/p' "$STARTED_LOG" | head -1)
 [ -n "$SIGNUP_OPERATOR_PASSWORD" ] || fail "the second demo operator's password is not in the start-up banner"
 ! grep -q "the console does not require two-factor sign-in" "$STARTED_LOG" || fail "the banner says two-factor sign-in is off, but it was asked for"
+# A developer organisation on the second server (two-factor required there too): its owner, an app of
+# its own with a package to upload, and an in-app catalog of its own (test_developer_console.py).
+DEVELOPER_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
+DEVELOPER_APP=org.souk.browser.developer
+"$SOUK" packages make-sample --apple-item-id 6446000888 --apple-version-id 8000000888 --bundle-id "$DEVELOPER_APP" \
+  --short-version 1.2 --bundle-version 12 --min-os 17.0 --variant-size 100000 --out "$WORK/developer-package" >/dev/null \
+  && (cd "$WORK/developer-package" && python3 -m zipfile -c "$WORK/developer-package.zip" *) \
+  && "$PYTHON" Tests/browser/developer_setup.py catalog "$WORK/developer-catalog.json" "$DEVELOPER_APP" \
+  && (cd "$WORK" && export SOUK_DATA_DIR="$WORK/sign-up-data" \
+      && "$SOUK" accounts create --email developer@souk.example --password "$DEVELOPER_PASSWORD" >/dev/null \
+      && "$SOUK" apps create --apple-item-id 6446000888 --bundle-id "$DEVELOPER_APP" --name "Studio Upload" >/dev/null \
+      && "$SOUK" catalog apply "$WORK/developer-catalog.json" >/dev/null) \
+  && "$PYTHON" Tests/browser/developer_setup.py organisation "$WORK/sign-up-data/souk.sqlite" developer@souk.example 6446000888 "$DEVELOPER_APP" \
+  || fail "the developer organisation of test_developer_console.py"
 
 rm -rf "$OUTPUT"
 mkdir -p "$OUTPUT"
@@ -138,6 +152,8 @@ SOUK_BROWSER_BASE="$BASE" SOUK_BROWSER_EMAIL=demo@souk.example SOUK_BROWSER_PASS
   SOUK_BROWSER_RESET_EMAIL=forgetful@souk.example SOUK_BROWSER_RESET_PASSWORD="$RESET_PASSWORD" \
   SOUK_BROWSER_PACKAGE_ZIP="$WORK/console-package.zip" \
   SOUK_BROWSER_REVIEW_OPERATOR_EMAIL=review-operator@souk.example SOUK_BROWSER_REVIEW_OPERATOR_PASSWORD="$REVIEW_OPERATOR_PASSWORD" \
+  SOUK_BROWSER_DEVELOPER_EMAIL=developer@souk.example SOUK_BROWSER_DEVELOPER_PASSWORD="$DEVELOPER_PASSWORD" \
+  SOUK_BROWSER_DEVELOPER_PACKAGE_ZIP="$WORK/developer-package.zip" SOUK_BROWSER_DEVELOPER_APP="$DEVELOPER_APP" \
   SOUK_BROWSER_STORES_APP="$STORES_APP" SOUK_BROWSER_APPLE_FAKE="$APPLE_FAKE" SOUK_BROWSER_GOOGLE_FAKE="$GOOGLE_FAKE" \
   SOUK_BROWSER_STORES_OPERATOR_EMAIL=stores-operator@souk.example SOUK_BROWSER_STORES_OPERATOR_PASSWORD="$STORES_OPERATOR_PASSWORD" \
   SOUK_BROWSER_STORES_CUSTOMER_EMAIL=subscriber@souk.example SOUK_BROWSER_STORES_CUSTOMER_PASSWORD="$STORES_CUSTOMER_PASSWORD" \

@@ -113,6 +113,8 @@ NOT_JSON = [
     (r"POST", r"/apps/\{appleItemId\}/(install|buy)"),
     # Website sign-in, password reset links, account pages, the operator console and the OAuth authorization page (HTML forms).
     (r"GET|POST", r"/(signin|signin/code|signup|signout|reset/\{token\}|account(/.*)?|admin(/.*)?|oauth/authorize)"),
+    # The developer console (HTML forms, docs/developer-console.md).
+    (r"GET|POST", r"/developer(/.*)?"),
     # Where a person types a TV's user code (RFC 8628's verification URI, HTML forms).
     (r"GET|POST", r"/activate"),
     # The license resolution page (HTML), Prometheus text, DER certificates.

@@ -1,0 +1,97 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// An organisation's in-app catalog in the developer console: the operator console's editor, review
+/// (the diff of `souk catalog apply --dry-run`) and apply, through `ReviewCatalogEdit` and
+/// `ApplyCatalogEdit`. A form over 1 MiB of catalog is refused before it is read (413).
+extension DeveloperConsoleController {
+    func addCatalogRoutes(to router: Router<Context>) {
+        router.get("developer/catalog/:app", use: catalogPage)
+        router.post("developer/catalog/:app/review", use: reviewCatalog)
+        router.post("developer/catalog/:app/apply", use: applyCatalog)
+    }
+
+    static func catalogPath(_ app: String) -> String { "/developer/catalog/" + AdminController<Context>.pathComponent(app) }
+
+    /// `/developer/catalog/<app>`: products, entitlements and the catalog file to edit.
+    @Sendable func catalogPage(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        let state = try await services.ownership.catalog(context.parameters.get("app") ?? "", for: session.actor)
+        let notice = request.uri.queryParameters["done"] == "applied" ? "Applied: the catalog is at revision \(state.revision)." : nil
+        return try await catalogEditor(session: session, state: state, text: CatalogFile.encode(state.catalog), notice: notice, error: nil)
+    }
+
+    func catalogEditor(session: DeveloperSession, state: CommerceCatalogState, text: String, notice: String?, error: String?,
+                       status: HTTPResponse.Status = .ok) async throws -> Response {
+        let app = state.catalog.app
+        var values: [String: Any] = [
+            "app": app, "revision": String(state.revision), "text": text,
+            "products": state.catalog.products.map { product in
+                ["id": product.id, "type": product.type.rawValue, "title": product.title["en"] ?? product.title.values.first ?? "",
+                 "prices": product.prices.map(\.formatted).joined(separator: ", "), "entitlements": product.entitlements.joined(separator: ", ")]
+            },
+            "entitlements": state.catalog.entitlements.map { ["id": $0.id] },
+            "retired": state.retired.map(\.id).joined(separator: ", "),
+            "action": Self.catalogPath(app) + "/review",
+            "grantsHref": Self.catalogPath(app) + "/grants", "purchasesHref": Self.catalogPath(app) + "/purchases",
+        ]
+        values["notice"] = notice
+        values["error"] = error
+        return try await render("developer-catalog", session: session, title: "Catalog of \(app)", values, status: status)
+    }
+
+    /// The edit form, after the gate and ownership (404 before the body is read), or a 413 page.
+    private func catalogForm(_ request: Request, context: Context) async throws -> (DeveloperSession, CommerceCatalogState, FormBody) {
+        let session = try await gate.session(request)
+        let state = try await services.ownership.catalog(context.parameters.get("app") ?? "", for: session.actor)
+        do {
+            let (_, form) = try await gate.form(request, context: context, maxBytes: AdminController<Context>.maxCatalogFormBytes)
+            return (session, state, form)
+        } catch let problem as Problem where problem.status == .contentTooLarge {
+            throw ConsoleRefusal(response: try await render("developer-catalog-too-large", session: session, title: "Catalog too large", [
+                "limit": "1 MiB", "catalogHref": Self.catalogPath(state.catalog.app),
+            ], status: .contentTooLarge))
+        }
+    }
+
+    /// Reads the edited file and shows what applying it would change.
+    @Sendable func reviewCatalog(_ request: Request, context: Context) async throws -> Response {
+        let (session, state, form) = try await catalogForm(request, context: context)
+        let text = form["catalog"] ?? ""
+        switch try await ReviewCatalogEdit(services: services)(actor: session.actor, app: state.catalog.app, text: text) {
+        case .refused(let error):
+            return try await catalogEditor(session: session, state: state, text: text, notice: nil, error: error, status: .unprocessableContent)
+        case .unchanged:
+            return try await render("developer-catalog-review", session: session, title: "Review changes to \(state.catalog.app)", [
+                "app": state.catalog.app, "unchanged": true, "catalogHref": Self.catalogPath(state.catalog.app),
+            ])
+        case .changes(let changes):
+            let fileLines = TextDiff.lines(from: CatalogFile.encode(state.catalog), to: changes.text)?.map { line -> [String: Any] in
+                ["text": line.text, "added": line.kind == .added, "removed": line.kind == .removed]
+            }
+            var values: [String: Any] = [
+                "app": state.catalog.app, "revision": String(changes.report.revision ?? state.revision), "text": changes.text,
+                "unchanged": false, "lines": changes.report.diff.lines.map(AdminController<Context>.diffLine),
+                "action": Self.catalogPath(state.catalog.app) + "/apply", "catalogHref": Self.catalogPath(state.catalog.app),
+                "review": changes.review.uuidString.lowercased(),
+            ]
+            values["fileLines"] = fileLines
+            return try await render("developer-catalog-review", session: session, title: "Review changes to \(state.catalog.app)", values)
+        }
+    }
+
+    /// Applies the reviewed text; anything but the reviewed text at the reviewed revision is 409.
+    @Sendable func applyCatalog(_ request: Request, context: Context) async throws -> Response {
+        let (session, state, form) = try await catalogForm(request, context: context)
+        let text = form["catalog"] ?? ""
+        switch try await ApplyCatalogEdit(services: services)(actor: session.actor, app: state.catalog.app, text: text,
+                                                              review: form["review"].flatMap(UUID.init(uuidString:))) {
+        case .refused(let error):
+            return try await catalogEditor(session: session, state: state, text: text, notice: nil, error: error, status: .conflict)
+        case .applied:
+            return WebController<Context>.seeOther(Self.catalogPath(state.catalog.app) + "?done=applied")
+        }
+    }
+}

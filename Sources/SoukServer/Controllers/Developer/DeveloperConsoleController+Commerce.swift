@@ -1,0 +1,111 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// An in-app catalog's promotional grants (made and revoked by account token) and its purchases
+/// (sales, subscriptions, refunds; read-only), buyers named by account token, never by email.
+extension DeveloperConsoleController {
+    func addCommerceRoutes(to router: Router<Context>) {
+        router.get("developer/catalog/:app/grants", use: grantsPage)
+        router.post("developer/catalog/:app/grants", use: grant)
+        router.post("developer/grants/:grant/revoke", use: revokeGrant)
+        router.get("developer/catalog/:app/purchases", use: purchasesPage)
+    }
+
+    @Sendable func grantsPage(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        let notice: String? = switch request.uri.queryParameters["done"] {
+        case "granted": "Granted."
+        case "revoked": "Grant revoked."
+        default: nil
+        }
+        return try await grantsList(session: session, app: context.parameters.get("app") ?? "", notice: notice, error: nil,
+                                    entered: [:], status: .ok)
+    }
+
+    func grantsList(session: DeveloperSession, app: String, notice: String?, error: String?, entered: [String: String],
+                    status: HTTPResponse.Status) async throws -> Response {
+        let format = WebController<Context>.format
+        let state = try await services.ownership.catalog(app, for: session.actor)
+        let at = services.now()
+        let lines = try await DeveloperGrantOperations(services: services).list(actor: session.actor, app: app)
+        var values: [String: Any] = [
+            "app": state.catalog.app, "catalogHref": Self.catalogPath(state.catalog.app), "action": Self.catalogPath(state.catalog.app) + "/grants",
+            "entitlements": state.catalog.entitlements.map { ["id": $0.id, "selected": $0.id == entered["entitlement"]] },
+            "accountToken": entered["accountToken"] ?? "", "until": entered["until"] ?? "", "reason": entered["reason"] ?? "",
+            "grants": lines.map { line in
+                ["id": line.grant.id.uuidString.lowercased(), "accountToken": line.accountToken.uuidString.lowercased(),
+                 "entitlement": line.grant.entitlementId, "starts": format(line.grant.startsAt),
+                 "until": line.grant.expiresAt.map(format) ?? "until revoked", "reason": line.grant.reason ?? "",
+                 "state": line.grant.revokedAt != nil ? "revoked" : line.grant.isActive(at: at) ? "active" : "ended",
+                 "revocable": line.grant.revokedAt == nil && line.grant.isActive(at: at), "csrfToken": session.csrfToken]
+            },
+        ]
+        values["notice"] = notice
+        values["error"] = error
+        return try await render("developer-grants", session: session, title: "Grants · \(state.catalog.app)", values, status: status)
+    }
+
+    /// Grants an entitlement to the person with an account token: entitlement, reason, optional until.
+    @Sendable func grant(_ request: Request, context: Context) async throws -> Response {
+        let (session, form) = try await gate.form(request, context: context)
+        let app = context.parameters.get("app") ?? ""
+        let entered = ["accountToken": (form["accountToken"] ?? "").trimmingCharacters(in: .whitespaces),
+                       "entitlement": form["entitlement"] ?? "", "until": (form["until"] ?? "").trimmingCharacters(in: .whitespaces),
+                       "reason": form["reason"] ?? ""]
+        func refuse(_ message: String) async throws -> Response {
+            try await grantsList(session: session, app: app, notice: nil, error: message, entered: entered, status: .badRequest)
+        }
+        var until: Date?
+        if let text = entered["until"], !text.isEmpty {
+            guard let parsed = AdminController<Context>.parseUntil(text) else {
+                // Ownership first: another organisation's catalog is 404, whatever the form says.
+                _ = try await services.ownership.catalog(app, for: session.actor)
+                return try await refuse("Until must be an RFC 3339 date (2027-01-01) or date-time (2027-01-01T00:00:00Z).")
+            }
+            until = parsed
+        }
+        do {
+            try await DeveloperGrantOperations(services: services).grant(actor: session.actor, app: app, accountToken: entered["accountToken"] ?? "",
+                                                                         entitlement: entered["entitlement"] ?? "", until: until,
+                                                                         reason: entered["reason"] ?? "")
+        } catch DeveloperOperationError.invalid(_, let message) {
+            return try await refuse(message)
+        }
+        return WebController<Context>.seeOther(Self.catalogPath(app) + "/grants?done=granted")
+    }
+
+    @Sendable func revokeGrant(_ request: Request, context: Context) async throws -> Response {
+        let (session, _) = try await gate.form(request, context: context)
+        guard let id = context.parameters.get("grant").flatMap(UUID.init(uuidString:)) else {
+            throw DeveloperOperationError.notFound("No grant of yours has this id.")
+        }
+        let app = try await DeveloperGrantOperations(services: services).revoke(actor: session.actor, grant: id)
+        return WebController<Context>.seeOther(Self.catalogPath(app) + "/grants?done=revoked")
+    }
+
+    /// `/developer/catalog/<app>/purchases`: the newest 200 verified purchases, read-only.
+    @Sendable func purchasesPage(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        let app = context.parameters.get("app") ?? ""
+        let lines = try await DeveloperPurchaseList(services: services)(actor: session.actor, app: app)
+        let format = WebController<Context>.format
+        return try await render("developer-purchases", session: session, title: "Purchases · \(app)", [
+            "app": app, "catalogHref": Self.catalogPath(app),
+            "purchases": lines.map { line -> [String: String] in
+                let purchase = line.purchase
+                let state: String = if let revoked = purchase.revokedAt {
+                    "refunded or revoked \(format(revoked))" + (purchase.revocationReason.map { " (\($0))" } ?? "")
+                } else if let subscription = purchase.subscriptionState {
+                    subscription.rawValue + (purchase.expiresDate.map { " until \(format($0))" } ?? "")
+                } else {
+                    "bought"
+                }
+                return ["accountToken": line.accountToken.uuidString.lowercased(), "product": purchase.productId, "type": purchase.productType.rawValue,
+                        "store": purchase.store.rawValue, "environment": purchase.environment?.rawValue ?? "",
+                        "purchased": purchase.purchaseDate.map(format) ?? format(purchase.createdAt), "state": state]
+            },
+        ])
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// The organisation's API keys (`/developer/keys`, owners only; a member gets 403): make one with
+/// its scopes as checkboxes (the key is shown once, on the page that answers the form), the list
+/// (name, scopes, last four characters, last use) and revoking.
+extension DeveloperConsoleController {
+    func addKeyRoutes(to router: Router<Context>) {
+        router.get("developer/keys", use: keysPage)
+        router.post("developer/keys", use: createKey)
+        router.post("developer/keys/:key/revoke", use: revokeKey)
+    }
+
+    @Sendable func keysPage(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        let notice = request.uri.queryParameters["done"] == "revoked" ? "Key revoked: it no longer signs in." : nil
+        return try await keysList(session: session, notice: notice, error: nil, secret: nil, status: .ok)
+    }
+
+    func keysList(session: DeveloperSession, notice: String?, error: String?, secret: String?, status: HTTPResponse.Status) async throws -> Response {
+        let format = WebController<Context>.format
+        let keys = try await DeveloperKeyOperations(services: services).list(actor: session.actor)
+        var values: [String: Any] = [
+            "keys": keys.map { key in
+                ["id": DeveloperKeyOperations.id(key.id), "name": key.name, "scopes": DeveloperScope.format(key.scopes).replacingOccurrences(of: ",", with: ", "),
+                 "hint": key.hint, "lastUsed": key.lastUsedAt.map(format) ?? "never", "created": format(key.createdAt),
+                 "revoked": key.revokedAt.map(format) ?? "", "live": key.revokedAt == nil, "csrfToken": session.csrfToken]
+            },
+            "scopes": DeveloperScope.allCases.map { ["value": $0.rawValue, "field": Self.scopeField($0)] },
+        ]
+        values["notice"] = notice
+        values["error"] = error
+        values["secret"] = secret
+        return try await render("developer-keys", session: session, title: "API keys", values, status: status)
+    }
+
+    /// Makes a key and shows it once.
+    @Sendable func createKey(_ request: Request, context: Context) async throws -> Response {
+        let (session, form) = try await gate.form(request, context: context)
+        // One checkbox a scope, each its own field (a form may not repeat a name).
+        let scopes = Set(DeveloperScope.allCases.filter { form[Self.scopeField($0)] != nil })
+        do {
+            let made = try await DeveloperKeyOperations(services: services).create(actor: session.actor, name: form["name"] ?? "", scopes: scopes)
+            return try await keysList(session: session, notice: "Key “\(made.key.name)” made. Copy it now: it is shown only this once.",
+                                      error: nil, secret: made.secret, status: .ok)
+        } catch DeveloperOperationError.invalid(_, let message) {
+            return try await keysList(session: session, notice: nil, error: message, secret: nil, status: .badRequest)
+        }
+    }
+
+    /// The checkbox of a scope: `scope-packages-write`.
+    static func scopeField(_ scope: DeveloperScope) -> String { "scope-" + scope.rawValue.replacingOccurrences(of: ":", with: "-") }
+
+    @Sendable func revokeKey(_ request: Request, context: Context) async throws -> Response {
+        let (session, _) = try await gate.form(request, context: context)
+        guard let id = context.parameters.get("key").flatMap(UUID.init(uuidString:)) else {
+            throw DeveloperOperationError.notFound("No key of yours has this id.")
+        }
+        try await DeveloperKeyOperations(services: services).revoke(actor: session.actor, keyID: id)
+        return WebController<Context>.seeOther("/developer/keys?done=revoked")
+    }
+}

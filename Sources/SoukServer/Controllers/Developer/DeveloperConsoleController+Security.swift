@@ -1,0 +1,40 @@
+import Foundation
+import Hummingbird
+import SoukCore
+import SoukStore
+
+/// The member's own two-factor settings (`/developer/security`): the operator console's enrolment,
+/// in the developer console. While two-factor sign-in is required and not on, the only page open.
+extension DeveloperConsoleController {
+    @Sendable func security(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request, enrolment: true)
+        return try await securityPage(session: session, error: nil, status: .ok)
+    }
+
+    func securityPage(session: DeveloperSession, error: String?, status: HTTPResponse.Status) async throws -> Response {
+        var values: [String: Any] = ["enabled": session.account.totpEnabled]
+        if session.account.totpEnabled {
+            values["unusedRecoveryCodes"] = String(try await totp.unusedRecoveryCodes(account: session.accountID))
+        } else if let secret = try await totp.pendingSecret(account: session.accountID) {
+            values["secret"] = Base32.encode(secret)
+            values["uri"] = TOTP.provisioningURI(secret: secret, issuer: try await marketplaceName(), account: session.account.email)
+        }
+        values["error"] = error
+        return try await render("developer-security", session: session, title: "Two-factor sign-in", values, status: status)
+    }
+
+    /// Turns TOTP on once a code from the app is confirmed; shows the ten recovery codes once.
+    @Sendable func confirmTOTP(_ request: Request, context: Context) async throws -> Response {
+        let (session, form) = try await gate.form(request, context: context, enrolment: true)
+        guard let codes = try await totp.confirm(account: session.accountID, code: form["code"] ?? "") else {
+            return try await securityPage(session: session, error: "That code is not right. Check the app's clock and try the current code.",
+                                          status: .badRequest)
+        }
+        // The person just gave a code: this session has its second factor.
+        try await totp.markSecondFactor(sessionToken: session.cookie)
+        try await services.audit.record(actor: session.actor.auditName, action: "account.totp-enable",
+                                        target: "account:\(session.accountID.uuidString.lowercased())",
+                                        before: ["email": session.account.email, "totp": "off"], after: ["email": session.account.email, "totp": "on"])
+        return try await render("developer-recovery-codes", session: session, title: "Recovery codes", ["codes": codes])
+    }
+}

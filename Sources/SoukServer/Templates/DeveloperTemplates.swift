@@ -1,0 +1,252 @@
+/// The developer console's templates (merged into `Pages`). Each console page puts
+/// `{{> developer-nav}}` first; `{{#isOwner}}` holds what only an organisation's owners see.
+enum DeveloperTemplates {
+    static let all: [String: String] = [
+        "developer-nav": """
+            <nav class="console" aria-label="Developer console">
+            {{^mustEnrol}}<a href="/developer">Apps and catalogs</a> {{#isOwner}}<a href="/developer/keys">API keys</a> {{/isOwner}}
+            {{/mustEnrol}}<a href="/developer/security">Two-factor sign-in</a> <span class="muted">{{memberEmail}} · {{developerName}} ({{memberRole}})</span>
+            </nav>
+            """,
+        "developer-forbidden": """
+            {{> start}}
+            <h1>Not available</h1>
+            <p>The developer console is for members of a developer organisation. You are signed in as <strong>{{email}}</strong>, which is a member of none.</p>
+            <p>Ask the marketplace's operator to add you to your organisation, or an owner of it.</p>
+            <p><a href="/account">Your account</a></p>
+            {{> end}}
+            """,
+        "developer-home": """
+            {{> start}}
+            {{> developer-nav}}
+            <h1>{{developerName}}</h1>
+            <h2>Apps</h2>
+            {{^apps}}<p class="muted">Your organisation has no app in the marketplace yet; the marketplace's operator adds it.</p>{{/apps}}
+            {{#has-apps}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Your apps</caption>
+            <thead><tr><th scope="col">Name</th><th scope="col">AppleItemID</th><th scope="col">Bundle id</th><th scope="col">Availability</th></tr></thead><tbody>{{/has-apps}}
+            {{#apps}}<tr><td><a href="/developer/apps/{{id}}">{{name}}</a></td><td>{{id}}</td><td>{{bundleId}}</td><td>{{availability}}</td></tr>
+            {{/apps}}{{#has-apps}}</tbody></table></div>{{/has-apps}}
+            <h2>In-app catalogs</h2>
+            {{^catalogs}}<p class="muted">Your organisation has no in-app catalog yet.</p>{{/catalogs}}
+            {{#has-catalogs}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Your in-app catalogs</caption>
+            <thead><tr><th scope="col">App</th><th scope="col">Revision</th><th scope="col">On sale</th></tr></thead><tbody>{{/has-catalogs}}
+            {{#catalogs}}<tr><td><a href="{{href}}">{{app}}</a></td><td>{{revision}}</td><td>{{onSale}}</td></tr>
+            {{/catalogs}}{{#has-catalogs}}</tbody></table></div>{{/has-catalogs}}
+            {{> end}}
+            """,
+        "developer-app": """
+            {{> start}}
+            {{> developer-nav}}
+            <h1>{{name}}</h1>
+            {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            <dl class="facts"><dt>AppleItemID</dt><dd>{{id}}</dd><dt>Bundle id</dt><dd>{{bundleId}}</dd><dt>Availability</dt><dd>{{availability}}</dd></dl>
+            <h2>Media</h2>
+            {{#icon}}<p><img src="{{src}}" alt="{{alt}}" width="96" height="96" class="thumb"></p>{{/icon}}{{^icon}}<p class="muted">No icon yet.</p>{{/icon}}
+            {{#screenshots}}<h3>{{family}}</h3><ul class="screens" tabindex="0" aria-label="{{family}} screenshots">{{#images}}<li><img src="{{src}}" alt="{{alt}}" class="thumb"></li>{{/images}}</ul>{{/screenshots}}
+            <form method="post" action="/developer/apps/{{id}}/media" enctype="multipart/form-data" class="upload">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="media-icon">Icon (a square PNG)</label>
+            <input id="media-icon" name="icon" type="file" accept="image/png">
+            <label for="media-iphone">iPhone screenshots (PNGs, in order; replace the current ones)</label>
+            <input id="media-iphone" name="iphone" type="file" accept="image/png" multiple>
+            <label for="media-ipad">iPad screenshots</label>
+            <input id="media-ipad" name="ipad" type="file" accept="image/png" multiple>
+            <progress max="1" value="0" hidden aria-label="Media upload progress"></progress> <span role="status"></span>
+            <button type="submit">Upload media</button>
+            </form>
+            <h2>Storefront text</h2>
+            <form method="post" action="/developer/apps/{{id}}/details" class="wide">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="app-subtitle">Subtitle</label>
+            <input id="app-subtitle" name="subtitle" type="text" maxlength="80" value="{{subtitle}}" autocomplete="off">
+            <label for="app-category">Category</label>
+            <select id="app-category" name="category"><option value="">None</option>{{#categories}}<option value="{{slug}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/categories}}</select>
+            <label for="app-description">Description</label>
+            <textarea id="app-description" name="description" rows="6">{{description}}</textarea>
+            <label for="app-whats-new">What's new</label>
+            <textarea id="app-whats-new" name="whatsNew" rows="3">{{whatsNew}}</textarea>
+            <button type="submit">Save text</button>
+            </form>
+            <h2>Upload a package</h2>
+            <p>A zip with <code>manifest.json</code>, <code>signature</code>, <code>variant/</code> and <code>delta/</code> — checked like <code>souk packages import</code> (at most {{maxPackageMiB}} MiB).{{#reviewNewVersions}} A new version is in review until the marketplace approves it.{{/reviewNewVersions}}</p>
+            <form method="post" action="/developer/apps/{{id}}/packages" enctype="multipart/form-data" class="upload">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="package-file">Package (.zip)</label>
+            <input id="package-file" name="package" type="file" accept=".zip,application/zip" required>
+            <progress max="1" value="0" hidden aria-label="Package upload progress"></progress> <span role="status"></span>
+            <button type="submit">Upload</button>
+            </form>
+            <h2>Versions</h2>
+            {{^versions}}<p class="muted">No versions yet.</p>{{/versions}}
+            {{#has-versions}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Versions, newest first</caption>
+            <thead><tr><th scope="col">Version</th><th scope="col">Build</th><th scope="col">AppleVersionID</th><th scope="col">Uploaded</th><th scope="col">State</th></tr></thead><tbody>{{/has-versions}}
+            {{#versions}}<tr><td>{{short}}</td><td>{{build}}</td><td>{{version}}</td><td>{{uploaded}}</td><td><span class="version-state">{{state}}</span>
+            <form method="post" action="/developer/apps/{{item}}/versions/{{version}}/{{#withdrawn}}reinstate{{/withdrawn}}{{^withdrawn}}withdraw{{/withdrawn}}" class="inline">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            {{#withdrawn}}<button type="submit" class="secondary">Offer again<span class="visually-hidden"> version {{short}}</span></button>{{/withdrawn}}
+            {{^withdrawn}}<label for="reason-{{version}}" class="visually-hidden">Reason for withdrawing {{short}}</label><input id="reason-{{version}}" name="reason" type="text" placeholder="Reason (optional)" class="short">
+            <button type="submit" class="secondary">Withdraw<span class="visually-hidden"> version {{short}}</span></button>{{/withdrawn}}
+            </form></td></tr>
+            {{/versions}}{{#has-versions}}</tbody></table></div>{{/has-versions}}
+            {{> end}}
+            """,
+        "developer-catalog": """
+            {{> start}}
+            {{> developer-nav}}
+            <h1>Catalog of {{app}}</h1>
+            {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            <p>Revision {{revision}}.{{#retired}} Retired (off sale, ids never reused): {{retired}}.{{/retired}}</p>
+            <ul class="chips"><li><a href="{{grantsHref}}">Promotional grants</a></li><li><a href="{{purchasesHref}}">Purchases</a></li></ul>
+            <h2>Products</h2>
+            {{^products}}<p class="muted">No product on sale.</p>{{/products}}
+            {{#has-products}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Products on sale, in catalog order</caption>
+            <thead><tr><th scope="col">Product</th><th scope="col">Type</th><th scope="col">Title</th><th scope="col">Prices</th><th scope="col">Entitlements</th></tr></thead><tbody>{{/has-products}}
+            {{#products}}<tr><td>{{id}}</td><td>{{type}}</td><td>{{title}}</td><td>{{prices}}</td><td>{{entitlements}}</td></tr>
+            {{/products}}{{#has-products}}</tbody></table></div>{{/has-products}}
+            <h2>Entitlements</h2>
+            {{^entitlements}}<p class="muted">None.</p>{{/entitlements}}<ul>{{#entitlements}}<li><code>{{id}}</code></li>{{/entitlements}}</ul>
+            <h2>Catalog file</h2>
+            <p>Edit the file, then review what applying it would change. Products left out are retired.</p>
+            <form method="post" action="{{action}}">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="catalog-text">Catalog (JSON, the format of <code>souk catalog show</code>)</label>
+            <textarea id="catalog-text" name="catalog" rows="24" spellcheck="false" class="code">{{text}}</textarea>
+            <button type="submit">Review changes</button>
+            </form>
+            {{> end}}
+            """,
+        "developer-grants": """
+            {{> start}}
+            {{> developer-nav}}
+            <h1>Promotional grants of {{app}}</h1>
+            <p><a href="{{catalogHref}}">Back to the catalog</a></p>
+            {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            <p>A grant opens an entitlement for one person outside every store. People are named by their account token in this app (the app gets it from <code>GET /commerce/{{app}}/account-token</code>), never by email.</p>
+            {{^grants}}<p class="muted">No grants yet.</p>{{/grants}}
+            {{#has-grants}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Grants, newest first</caption>
+            <thead><tr><th scope="col">Account token</th><th scope="col">Entitlement</th><th scope="col">From</th><th scope="col">Until</th><th scope="col">Reason</th><th scope="col">State</th></tr></thead><tbody>{{/has-grants}}
+            {{#grants}}<tr><td><code>{{accountToken}}</code></td><td>{{entitlement}}</td><td>{{starts}}</td><td>{{until}}</td><td>{{reason}}</td>
+            <td>{{state}}{{#revocable}} <form method="post" action="/developer/grants/{{id}}/revoke" class="inline">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <button type="submit" class="secondary">Revoke<span class="visually-hidden"> the grant of {{entitlement}} to {{accountToken}}</span></button></form>{{/revocable}}</td></tr>
+            {{/grants}}{{#has-grants}}</tbody></table></div>{{/has-grants}}
+            <h2>Grant an entitlement</h2>
+            <form method="post" action="{{action}}">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="grant-token">Account token</label>
+            <input id="grant-token" name="accountToken" type="text" required value="{{accountToken}}" autocomplete="off" spellcheck="false">
+            <label for="grant-entitlement">Entitlement</label>
+            <select id="grant-entitlement" name="entitlement">{{#entitlements}}<option value="{{id}}"{{#selected}} selected{{/selected}}>{{id}}</option>{{/entitlements}}</select>
+            <label for="grant-until">Until (optional: an RFC 3339 date or date-time; empty: until revoked)</label>
+            <input id="grant-until" name="until" type="text" value="{{until}}" autocomplete="off">
+            <label for="grant-reason">Reason</label>
+            <input id="grant-reason" name="reason" type="text" required maxlength="500" value="{{reason}}" autocomplete="off">
+            <button type="submit">Grant</button>
+            </form>
+            {{> end}}
+            """,
+        "developer-purchases": """
+            {{> start}}
+            {{> developer-nav}}
+            <h1>Purchases of {{app}}</h1>
+            <p><a href="{{catalogHref}}">Back to the catalog</a></p>
+            <p>The newest 200 purchases the stores verified: sales, subscriptions and refunds. Buyers are named by their account token in this app, never by email.</p>
+            {{^purchases}}<p class="muted">No purchases yet.</p>{{/purchases}}
+            {{#has-purchases}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Purchases, newest first</caption>
+            <thead><tr><th scope="col">Buyer (account token)</th><th scope="col">Product</th><th scope="col">Type</th><th scope="col">Store</th><th scope="col">Environment</th><th scope="col">Purchased</th><th scope="col">State</th></tr></thead><tbody>{{/has-purchases}}
+            {{#purchases}}<tr><td><code>{{accountToken}}</code></td><td>{{product}}</td><td>{{type}}</td><td>{{store}}</td><td>{{environment}}</td><td>{{purchased}}</td><td>{{state}}</td></tr>
+            {{/purchases}}{{#has-purchases}}</tbody></table></div>{{/has-purchases}}
+            {{> end}}
+            """,
+        "developer-catalog-review": """
+            {{> start}}
+            {{> developer-nav}}
+            <h1>Review changes to {{app}}</h1>
+            {{#unchanged}}<p class="notice" role="status">No change: the catalog already is what you sent.</p>
+            <p><a href="{{catalogHref}}">Back to the catalog</a></p>{{/unchanged}}
+            {{^unchanged}}<p>Applying makes these changes to revision {{revision}}:</p>
+            <pre class="diff">{{#lines}}{{#added}}<ins>{{text}}</ins>{{/added}}{{#removed}}<del>{{text}}</del>{{/removed}}{{^added}}{{^removed}}<span>{{text}}</span>{{/removed}}{{/added}}
+            {{/lines}}</pre>
+            {{#has-fileLines}}<h2>The catalog file, line by line</h2>
+            <p class="muted">Removed lines are struck through and marked −, added lines are marked +; “…” folds unchanged lines.</p>{{/has-fileLines}}
+            {{#has-fileLines}}<pre class="diff">{{/has-fileLines}}{{#fileLines}}{{#added}}<ins>+ {{text}}</ins>{{/added}}{{#removed}}<del>− {{text}}</del>{{/removed}}{{^added}}{{^removed}}<span>  {{text}}</span>{{/removed}}{{/added}}
+            {{/fileLines}}{{#has-fileLines}}</pre>{{/has-fileLines}}
+            <form method="post" action="{{action}}">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <input type="hidden" name="review" value="{{review}}">
+            <input type="hidden" name="catalog" value="{{text}}">
+            <button type="submit">Apply these changes</button> <a href="{{catalogHref}}" class="button secondary">Cancel</a>
+            </form>{{/unchanged}}
+            {{> end}}
+            """,
+        "developer-catalog-too-large": """
+            {{> start}}
+            {{> developer-nav}}
+            <h1>Catalog too large</h1>
+            <p class="error" role="alert">The catalog you sent is larger than {{limit}}, the most the console's editor takes. Nothing was reviewed or applied.</p>
+            <p><a href="{{catalogHref}}">Back to the catalog</a></p>
+            {{> end}}
+            """,
+        "developer-keys": """
+            {{> start}}
+            {{> developer-nav}}
+            <h1>API keys</h1>
+            {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            {{#secret}}<p>The new key (send it as <code>Authorization: Bearer …</code>):</p><p><code id="new-key">{{secret}}</code></p>{{/secret}}
+            <p>Keys of {{developerName}} for the developer API; a key does only what its scopes allow.</p>
+            {{^keys}}<p class="muted">No keys yet.</p>{{/keys}}
+            {{#has-keys}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">API keys, newest first</caption>
+            <thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Ends in</th><th scope="col">Made</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead><tbody>{{/has-keys}}
+            {{#keys}}<tr><td>{{name}}</td><td>{{scopes}}</td><td><code>…{{hint}}</code></td><td>{{created}}</td><td>{{lastUsed}}</td>
+            <td>{{#live}}<form method="post" action="/developer/keys/{{id}}/revoke" class="inline">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <button type="submit" class="danger">Revoke<span class="visually-hidden"> key {{name}}</span></button></form>{{/live}}{{^live}}revoked {{revoked}}{{/live}}</td></tr>
+            {{/keys}}{{#has-keys}}</tbody></table></div>{{/has-keys}}
+            <h2>Make a key</h2>
+            <form method="post" action="/developer/keys">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="key-name">Name (what uses it, e.g. “CI”)</label>
+            <input id="key-name" name="name" type="text" required maxlength="100" autocomplete="off">
+            <fieldset><legend>Scopes</legend>
+            {{#scopes}}<input id="{{field}}" name="{{field}}" type="checkbox"> <label for="{{field}}" class="inline-label">{{value}}</label><br>
+            {{/scopes}}</fieldset>
+            <button type="submit">Make key</button>
+            </form>
+            {{> end}}
+            """,
+        "developer-security": """
+            {{> start}}
+            {{> developer-nav}}
+            <h1>Two-factor sign-in</h1>
+            {{#mustEnrol}}<p class="notice" role="status">The developer console needs two-factor sign-in: turn it on here to use it.</p>{{/mustEnrol}}
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            {{#enabled}}<p class="notice" role="status">Two-factor sign-in is on: signing in to the console asks for a code after the password.</p>
+            <p>Unused recovery codes: {{unusedRecoveryCodes}}. To turn it off, ask the marketplace's operator.</p>{{/enabled}}
+            {{^enabled}}<p>Add this account to an authenticator app (RFC 6238: SHA-1, 6 digits, 30 seconds), then enter the code it shows to turn two-factor sign-in on.</p>
+            <h2>Setup key</h2>
+            <p>URI: <code>{{uri}}</code></p>
+            <p>Secret (base32): <code>{{secret}}</code></p>
+            <form method="post" action="/developer/security/confirm">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="totp-code">Code from the app</label>
+            <input id="totp-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required>
+            <button type="submit">Turn on two-factor sign-in</button>
+            </form>{{/enabled}}
+            {{> end}}
+            """,
+        "developer-recovery-codes": """
+            {{> start}}
+            {{> developer-nav}}
+            <h1>Recovery codes</h1>
+            <p class="notice" role="status">Two-factor sign-in is on.</p>
+            <p>Keep these ten codes somewhere safe: each signs in once in place of a code. They are shown only now.</p>
+            <ul>{{#codes}}<li><code>{{.}}</code></li>{{/codes}}</ul>
+            <p><a href="/developer">Continue to the console</a></p>
+            {{> end}}
+            """,
+    ]
+}
