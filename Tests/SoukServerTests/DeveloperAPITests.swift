@@ -84,6 +84,8 @@ import Testing
             let applied = try await client.developer(.put, "catalogs/\(World.acmeApp)", key: world.acmeKey, json: smaller)
             #expect(applied.status == .ok && applied.object["applied"] as? Bool == true)
             #expect(try await runtime.commerceCatalogs.store.revision(app: World.acmeApp) == before.map { $0 + 1 })
+            let again = try await client.developer(.put, "catalogs/\(World.acmeApp)", key: world.acmeKey, json: smaller)
+            #expect(again.status == .ok && again.object["applied"] as? Bool == false && (again.object["changes"] as? [String])?.isEmpty == true)
             #expect(try await AuditLog(database: runtime.database).list(action: "catalog.apply").first?.actor == "apikey:" + world.acmeKeyID.uuidString.lowercased())
 
             let broken = try await client.developer(.put, "catalogs/\(World.acmeApp)", key: world.acmeKey,

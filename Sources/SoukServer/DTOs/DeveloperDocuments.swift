@@ -66,7 +66,8 @@ struct DeveloperCatalogApplyDocument: Codable, Sendable, Equatable {
         dryRun = report.dryRun
         applied = report.applied
         revision = report.revision
-        changes = report.diff.lines
+        // An empty list says "no change" (the diff's own text for it is a line of its own).
+        changes = report.diff.isEmpty ? [] : report.diff.lines
     }
 }
 
