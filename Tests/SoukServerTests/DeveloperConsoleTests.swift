@@ -196,6 +196,19 @@ import Testing
             #expect(try await Self.post(client, "/developer/apps/\(Self.acmeApp)/versions/9300000001/reinstate", session: mia).status == .seeOther)
             #expect(try await Self.post(client, "/developer/apps/\(Self.acmeApp)/versions/1/withdraw", session: mia).status == .notFound)
 
+            // Their own catalog's form cannot carry another organisation's catalog: refused (422), nothing kept or applied.
+            let rivalText = CatalogFile.encode(CommerceCatalogSamples.consumables(app: Self.rivalCatalog, count: 3))
+            let rivalRevision = try #require(try await runtime.commerceCatalogs.store.state(app: Self.rivalCatalog)).revision
+            let smuggled = try await Self.post(client, "/developer/catalog/\(Self.acmeCatalog)/review", session: mia, ["catalog": rivalText])
+            #expect(smuggled.status == .unprocessableContent && AdminCatalogReviewTests.reviewID(in: String(buffer: smuggled.body)) == nil)
+            #expect(try await Self.post(client, "/developer/catalog/\(Self.acmeCatalog)/apply", session: mia,
+                                        ["catalog": rivalText, "review": UUID().uuidString]).status == .conflict)
+            #expect(try await runtime.commerceCatalogs.store.state(app: Self.rivalCatalog)?.revision == rivalRevision)
+            // Over 1 MiB of catalog: the page that says so (413).
+            let large = try await Self.post(client, "/developer/catalog/\(Self.acmeCatalog)/review", session: mia,
+                                            ["catalog": String(repeating: " ", count: (1 << 20) + 10) + "{}"])
+            #expect(large.status == .contentTooLarge && String(buffer: large.body).contains("larger than 1 MiB"))
+
             // The catalog: review shows the diff, apply takes the reviewed text.
             let revision = try #require(try await runtime.commerceCatalogs.store.state(app: Self.acmeCatalog)).revision
             let text = AdminCatalogReviewTests.catalogText(monthlyAt: 549)
@@ -221,8 +234,10 @@ import Testing
     }
 
     @Test(arguments: TestBackend.available)
-    func withoutReviewAMembersUploadIsReleasedAtOnce(_ backend: TestBackend) async throws {
-        try await ServerFixture.withRuntime(backend, configure: { $0.reviewNewVersions = false }, prepare: Self.prepare) { client, runtime in
+    func withoutReviewAMembersUploadIsReleasedAtOnceWhateverTheBodyLimit(_ backend: TestBackend) async throws {
+        // A body limit far below the package: the console's uploads have their own (streamed to disk).
+        try await ServerFixture.withRuntime(backend, configure: { $0.reviewNewVersions = false; $0.maxBodyBytes = 4096 },
+                                            prepare: Self.prepare) { client, runtime in
             let dev = try #require(try await WebAccountTests.webSignIn(client, email: "dev@example.com"))
             let folder = try TemporaryFolder()
             let zip = try AdminAppsConsoleTests.packageZip(item: Self.acmeApp, version: 9_300_000_011, bundleId: "com.acme.app", folder: folder.path)

@@ -5,14 +5,16 @@ import NIOCore
 /// over the limit is refused before any byte is read; a chunked body is counted as it arrives and
 /// refused at the first byte past the limit. Either way the answer is a `413` problem.
 ///
-/// Console routes (`/admin/…`) are left to their own limits: package and media uploads are
-/// gigabytes, streamed to disk, with the CSRF check before the first file byte. So is the developer
-/// API's package upload, streamed to disk after its key was checked (`DeveloperAPIController`).
+/// Console routes (`/admin/…`, and the developer console's `/developer/…`) are left to their own
+/// limits: package and media uploads are gigabytes, streamed to disk, with the CSRF check before
+/// the first file byte. So is the developer API's package upload, streamed to disk after its key
+/// was checked (`DeveloperAPIController`).
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     let maxBytes: Int
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if request.uri.path.hasPrefix("/admin/") || DeveloperAPIController.isPackageUpload(request.uri.path) {
+        let path = request.uri.path
+        if path.hasPrefix("/admin/") || path.hasPrefix("/developer/") || DeveloperAPIController.isPackageUpload(path) {
             return try await next(request, context)
         }
         // (NIO's HTTP parser has already refused a Content-Length that is not a number.)

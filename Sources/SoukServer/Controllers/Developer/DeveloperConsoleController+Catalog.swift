@@ -50,16 +50,22 @@ extension DeveloperConsoleController {
             let (_, form) = try await gate.form(request, context: context, maxBytes: AdminController<Context>.maxCatalogFormBytes)
             return (session, state, form)
         } catch let problem as Problem where problem.status == .contentTooLarge {
-            throw ConsoleRefusal(response: try await render("developer-catalog-too-large", session: session, title: "Catalog too large", [
-                "limit": "1 MiB", "catalogHref": Self.catalogPath(state.catalog.app),
-            ], status: .contentTooLarge))
+            throw ConsoleRefusal(response: try await tooLargePage(session: session, app: state.catalog.app))
         }
+    }
+
+    /// `413`: the catalog is over 1 MiB; nothing was reviewed or applied.
+    private func tooLargePage(session: DeveloperSession, app: String) async throws -> Response {
+        try await render("developer-catalog-too-large", session: session, title: "Catalog too large", [
+            "limit": "1 MiB", "catalogHref": Self.catalogPath(app),
+        ], status: .contentTooLarge)
     }
 
     /// Reads the edited file and shows what applying it would change.
     @Sendable func reviewCatalog(_ request: Request, context: Context) async throws -> Response {
         let (session, state, form) = try await catalogForm(request, context: context)
         let text = form["catalog"] ?? ""
+        guard text.utf8.count <= AdminController<Context>.maxCatalogBytes else { return try await tooLargePage(session: session, app: state.catalog.app) }
         switch try await ReviewCatalogEdit(services: services)(actor: session.actor, app: state.catalog.app, text: text) {
         case .refused(let error):
             return try await catalogEditor(session: session, state: state, text: text, notice: nil, error: error, status: .unprocessableContent)
