@@ -62,6 +62,11 @@ import Testing
         try await ServerFixture.withRuntime(backend, prepare: Self.prepare) { client, runtime in
             let nowhere = try await Self.offered(client)
             #expect(nowhere.values.allSatisfy { !$0 }, "\(nowhere)")
+            // Nor is a license handed out for one of its assets.
+            let variant = try #require(try await runtime.catalog.files(of: try await runtime.catalog.version(appleItemId: 1, appleVersionId: 103))
+                .compactMap(\.publicId).first)
+            let licenses = LicenseStore(database: runtime.database)
+            #expect(try await licenses.asset(variant, appleItemId: 1, appleVersionId: 103) == .notInVersion)
             // Nor does 1.2's package go: the version in review changes nothing that is offered.
             #expect(try await client.execute(uri: "/packages/1/102/manifest.json", method: .get).status == .ok)
 
@@ -75,6 +80,7 @@ import Testing
             #expect(released.reviewState == .released)
             let everywhere = try await Self.offered(client)
             #expect(everywhere.values.allSatisfy { $0 }, "\(everywhere)")
+            #expect(try await licenses.asset(variant, appleItemId: 1, appleVersionId: 103) != .notInVersion)
             #expect(try await review.queue(actor: .cli(user: "tester")).isEmpty)
 
             // Approving again is a clear refusal, not a second change (nor a second audit entry).

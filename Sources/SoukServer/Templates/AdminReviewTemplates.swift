@@ -17,7 +17,8 @@ enum AdminReviewTemplates {
         "admin-review-version": """
             {{> start}}
             {{> console-nav}}
-            <h1>Review {{app}}, version {{version}}</h1>
+            <h1>Review of {{app}} {{short}}</h1>
+            <p class="muted">AppleItemID {{item}} · AppleVersionID {{version}}</p>
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
             <p>Review state: <strong class="review-state">{{state}}</strong>{{#reason}} — {{reason}}{{/reason}}</p>
             <dl class="facts">{{#facts}}<dt>{{name}}</dt><dd>{{value}}</dd>{{/facts}}</dl>

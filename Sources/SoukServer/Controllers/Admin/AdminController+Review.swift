@@ -97,7 +97,7 @@ extension AdminController {
             ?? facts.lines.map { TextDiff.Line(kind: .added, text: $0) }
         let path = "/admin/review/\(item)/\(version)"
         var values: [String: Any] = [
-            "app": facts.appName, "item": String(item), "version": String(version),
+            "app": facts.appName, "short": facts.shortVersionString, "item": String(item), "version": String(version),
             "state": facts.reviewState.rawValue.replacingOccurrences(of: "_", with: " "), "inReview": facts.reviewState == .inReview,
             "facts": [
                 ["name": "Version", "value": "\(facts.shortVersionString) (bundle version \(facts.bundleVersion))"],
@@ -116,7 +116,7 @@ extension AdminController {
         values["error"] = error
         values["reason"] = facts.reviewReason
         values["previous"] = comparison.previous.map { "\($0.shortVersionString) (\($0.bundleVersion), AppleVersionID \($0.appleVersionId))" }
-        return try await render("admin-review-version", session: session, title: "Review \(facts.appName) \(facts.shortVersionString)",
+        return try await render("admin-review-version", session: session, title: "Review of \(facts.appName) \(facts.shortVersionString)",
                                 values, status: status)
     }
 }

@@ -12,7 +12,7 @@ struct PayoutStatementPage: Sendable {
     /// Where this console shows the same organisation's previous and next month (`<base>/<YYYY-MM>`).
     var monthBase: String
 
-    /// The values of the `payout-statement` partial.
+    /// The values of the `payout-statement` partial (with its own `has-lines`, whichever console renders it).
     var values: [String: Any] {
         let previous = StatementMonth(containing: statement.month.start.addingTimeInterval(-86_400))
         let next = StatementMonth(containing: statement.month.end)
@@ -20,7 +20,7 @@ struct PayoutStatementPage: Sendable {
             "developerName": statement.developerName, "developerID": statement.developerID, "month": statement.month.description,
             "commissionPercent": String(statement.commissionPercent), "csvHref": csvHref,
             "previousHref": "\(monthBase)/\(previous)", "previousMonth": previous.description,
-            "nextHref": "\(monthBase)/\(next)", "nextMonth": next.description,
+            "nextHref": "\(monthBase)/\(next)", "nextMonth": next.description, "has-lines": !statement.lines.isEmpty,
             "lines": statement.lines.map { line -> [String: Any] in
                 let amount = { (value: Int64) in "\(PayoutStatement.decimal(value, currency: line.currency)) \(line.currency)" }
                 return ["currency": line.currency, "sales": String(line.sales), "gross": amount(line.gross),
