@@ -3,6 +3,7 @@ import Foundation
 import SoukCore
 import SoukServer
 import SoukStore
+import SoukApp
 
 extension AppsCommand {
     /// The organisation `--developer` names, or nil without one; an unknown id fails before anything is written.

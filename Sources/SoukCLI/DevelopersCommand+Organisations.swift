@@ -3,6 +3,7 @@ import Foundation
 import SoukCore
 import SoukServer
 import SoukStore
+import SoukApp
 
 extension DevelopersCommand {
     /// Runs one developer operation as this system user (`cli:<user>` in the audit log); the

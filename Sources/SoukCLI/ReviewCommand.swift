@@ -1,6 +1,7 @@
 import ArgumentParser
 import SoukCore
 import SoukServer
+import SoukApp
 
 /// `souk review list|approve|reject`: versions developers uploaded wait in review until the
 /// operator releases or rejects them (docs/developers.md, "Review").

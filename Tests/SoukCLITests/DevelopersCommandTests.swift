@@ -6,6 +6,7 @@ import SoukServer
 import SoukStore
 import SoukTestSupport
 import Testing
+import SoukApp
 
 /// `souk developers add|list|show|set-commission|member|keys`, `souk apps create --developer`,
 /// `souk apps set-developer` and `souk catalog set-developer`, run in-process as `souk` parses them,
@@ -76,8 +77,8 @@ import Testing
 
                 let entries = try await AuditLog(database: runtime.database).list(limit: 100)
                 let actions = Set(entries.filter { $0.actor == SoukActor.currentCLIUser.auditName }.map(\.action))
-                #expect(actions.isSuperset(of: ["developer.create", "developer.commission", "developer.member.add", "app.create", "app.developer",
-                                               "catalog.developer"]))
+                #expect(actions.isSuperset(of: ["developer.create", "developer.commission", "developer.member-add", "app.create", "app.set-developer",
+                                               "catalog.set-developer"]))
             }
 
             try await SoukCommand.run(["developers", "member", "remove", "--developer", "acme-games", "--email", "tester@example.com"] + settings)
@@ -91,7 +92,7 @@ import Testing
                 #expect(try await directory.members(of: "acme-games").isEmpty)
                 #expect(try await directory.owner(appleItemId: 6_600_000_003) == nil)
                 #expect(try await directory.owner(catalog: Self.app) == nil)
-                #expect(try await AuditLog(database: runtime.database).list(action: "developer.member.remove").count == 1)
+                #expect(try await AuditLog(database: runtime.database).list(action: "developer.member-remove").count == 1)
             }
         }
     }
@@ -112,7 +113,7 @@ import Testing
             let key = try await WebhooksCommandTests.withRuntime(config) { (runtime: SoukRuntime) async throws -> DeveloperAPIKey in
                 let keys = try await DeveloperDirectory(database: runtime.database).keys(of: "acme")
                 #expect(keys.count == 1 && keys.first?.name == "ci" && keys.first?.scopes == [.packagesWrite, .catalogWrite])
-                let audit = try await AuditLog(database: runtime.database).list(action: "developer.key.create")
+                let audit = try await AuditLog(database: runtime.database).list(action: "developer.key-create")
                 #expect(audit.first?.actor == SoukActor.currentCLIUser.auditName && audit.first?.after?.contains("sk_") == false)
                 return try #require(keys.first)
             }
@@ -123,7 +124,7 @@ import Testing
             }
             try await WebhooksCommandTests.withRuntime(config) { (runtime: SoukRuntime) async throws in
                 #expect(try await DeveloperDirectory(database: runtime.database).key(key.id)?.revokedAt != nil)
-                #expect(try await AuditLog(database: runtime.database).list(action: "developer.key.revoke").count == 1)
+                #expect(try await AuditLog(database: runtime.database).list(action: "developer.key-revoke").count == 1)
             }
         }
     }

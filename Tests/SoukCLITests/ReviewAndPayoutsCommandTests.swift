@@ -5,6 +5,7 @@ import SoukServer
 import SoukStore
 import SoukTestSupport
 import Testing
+import SoukApp
 
 /// `souk review list|approve|reject` and `souk payouts statement`, on both databases.
 @Suite struct ReviewAndPayoutsCommandTests {

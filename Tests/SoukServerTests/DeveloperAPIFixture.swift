@@ -7,6 +7,7 @@ import SoukCore
 import SoukServer
 import SoukStore
 import SoukTestSupport
+import SoukApp
 
 /// Two developer organisations, Acme and Beta, each with a marketplace app and an in-app catalog
 /// (Acme has a second app without one), a buyer with an account token in each, Beta's webhook and

@@ -7,6 +7,7 @@ import SoukServer
 import SoukStore
 import SoukTestSupport
 import Testing
+import SoukApp
 
 /// The developer console (`/developer`): who gets in (members only, two-factor as for staff), and
 /// that a member reaches only their organisation's apps, catalogs and keys — every other id is 404 —

@@ -7,6 +7,7 @@ import SoukServer
 import SoukStore
 import SoukTestSupport
 import Testing
+import SoukApp
 
 /// Monthly payout statements from the marketplace's orders, on both databases: sales by the month
 /// they were paid in and refunds by the month they were recorded in (UTC month boundaries), per

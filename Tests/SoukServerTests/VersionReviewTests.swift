@@ -8,6 +8,7 @@ import SoukServer
 import SoukStore
 import SoukTestSupport
 import Testing
+import SoukApp
 
 /// Review before release: a version in review (or rejected) is offered nowhere — restore, updates,
 /// packages, the JSON API, the storefront — until the operator approves it, which every index sees

@@ -14,11 +14,11 @@ import Testing
             .appTakedown: "app.takedown", .webhookRedeliver: "webhook.redeliver", .keyRotate: "key.rotate",
             .entitlementGrant: "entitlement.grant", .entitlementRevoke: "entitlement.revoke", .catalogApply: "catalog.apply",
             .accountSignOut: "account.sign-out", .accountTOTPEnable: "account.totp-enable", .subscriptionsExtendMass: "subscriptions.extend_mass",
-            .developerMemberAdd: "developer.member_add", .appSetDeveloper: "app.set_developer", .versionApprove: "version.approve",
+            .developerMemberAdd: "developer.member-add", .appSetDeveloper: "app.set-developer", .versionApprove: "version.approve",
         ]
         for (action, raw) in stored { #expect(action.rawValue == raw) }
         #expect(Set(AuditAction.allCases.map(\.rawValue)).count == AuditAction.allCases.count)
-        #expect(AuditAction(rawValue: "developer.key_revoke") == .developerKeyRevoke)
+        #expect(AuditAction(rawValue: "developer.key-revoke") == .developerKeyRevoke)
     }
 
     @Test(arguments: TestBackend.available)

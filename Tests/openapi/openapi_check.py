@@ -113,7 +113,7 @@ NOT_JSON = [
     (r"POST", r"/apps/\{appleItemId\}/(install|buy)"),
     # Website sign-in, password reset links, account pages, the operator console and the OAuth authorization page (HTML forms).
     (r"GET|POST", r"/(signin|signin/code|signup|signout|reset/\{token\}|account(/.*)?|admin(/.*)?|oauth/authorize)"),
-    # The developer console (HTML forms, docs/developer-console.md).
+    # The developer console (HTML forms, docs/developers.md, "Developer console").
     (r"GET|POST", r"/developer(/.*)?"),
     # Where a person types a TV's user code (RFC 8628's verification URI, HTML forms).
     (r"GET|POST", r"/activate"),

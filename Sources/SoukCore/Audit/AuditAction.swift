@@ -38,6 +38,7 @@ public enum AuditAction: String, Sendable, CaseIterable, Hashable {
     case catalogApply = "catalog.apply"
     case contentImport = "content.import"
     case webhookAdd = "webhook.add"
+    case webhookRemove = "webhook.remove"
     case webhookRedeliver = "webhook.redeliver"
     case entitlementGrant = "entitlement.grant"
     case entitlementRevoke = "entitlement.revoke"
@@ -49,10 +50,11 @@ public enum AuditAction: String, Sendable, CaseIterable, Hashable {
 
     // Developer organisations.
     case developerCreate = "developer.create"
-    case developerMemberAdd = "developer.member_add"
-    case developerMemberRemove = "developer.member_remove"
-    case developerKeyCreate = "developer.key_create"
-    case developerKeyRevoke = "developer.key_revoke"
-    case appSetDeveloper = "app.set_developer"
-    case catalogSetDeveloper = "catalog.set_developer"
+    case developerCommission = "developer.commission"
+    case developerMemberAdd = "developer.member-add"
+    case developerMemberRemove = "developer.member-remove"
+    case developerKeyCreate = "developer.key-create"
+    case developerKeyRevoke = "developer.key-revoke"
+    case appSetDeveloper = "app.set-developer"
+    case catalogSetDeveloper = "catalog.set-developer"
 }

@@ -1,4 +1,5 @@
 import Hummingbird
+import SoukApp
 import SoukCore
 import SoukStore
 

@@ -66,10 +66,10 @@ public struct AuditLog: Sendable {
         try await record(actor: actor, action: action.rawValue, target: target, before: before, after: after)
     }
 
-    /// Writes one entry. `before` and `after` are flat JSON objects (never secrets). New code passes
-    /// an `AuditAction`; this raw form stays for callers that have not moved to it yet.
+    /// Writes one entry. `before` and `after` are flat JSON objects (never secrets). Callers outside
+    /// the store name the action by `AuditAction`, so every action string is written in one place.
     @discardableResult
-    public func record(actor: String, action: String, target: String, before: [String: String]? = nil,
+    func record(actor: String, action: String, target: String, before: [String: String]? = nil,
                        after: [String: String]? = nil) async throws -> AuditEntry {
         let entry = AuditEntry(id: UUID(), at: now(), actor: actor, action: action, target: target,
                                before: before.map(Self.json), after: after.map(Self.json))

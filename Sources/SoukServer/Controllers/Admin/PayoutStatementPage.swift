@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SoukApp
 import SoukCore
 
 /// A payout statement as a page and as a CSV download, the same for the operator's console and the

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SoukApp
 import SoukCore
 import SoukStore
 
@@ -32,7 +33,7 @@ extension DeveloperConsoleController {
         }
         // The person just gave a code: this session has its second factor.
         try await totp.markSecondFactor(sessionToken: session.cookie)
-        try await services.audit.record(actor: session.actor.auditName, action: "account.totp-enable",
+        try await services.audit.record(actor: session.actor.auditName, action: .accountTOTPEnable,
                                         target: "account:\(session.accountID.uuidString.lowercased())",
                                         before: ["email": session.account.email, "totp": "off"], after: ["email": session.account.email, "totp": "on"])
         return try await render("developer-recovery-codes", session: session, title: "Recovery codes", ["codes": codes])

@@ -1,9 +1,10 @@
 import Foundation
 import Hummingbird
+import SoukApp
 import SoukCore
 import SoukStore
 
-/// The developer console (`/developer…`, docs/developer-console.md) for members of a developer
+/// The developer console (`/developer…`, docs/developers.md, "Developer console") for members of a developer
 /// organisation: their organisation's apps (text, media, package upload, versions) and in-app
 /// catalogs (edit, review, apply), its API keys (owners), and their own two-factor settings. Every
 /// route passes `DeveloperConsoleGate`; handlers decode the form, call one operation of

@@ -1,4 +1,5 @@
 import Hummingbird
+import SoukApp
 import SoukStore
 
 /// How the developer API answers an operation's refusal: another organisation's id and a missing

@@ -1,4 +1,5 @@
 import Hummingbird
+import SoukApp
 import SoukCore
 
 /// The context of the developer API's routes: the parent's, plus the actor the route group's

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import SoukApp
 import SoukStore
 
 /// A request body streamed into a work file, never held in memory (a package is gigabytes).

@@ -9,9 +9,9 @@ import SoukStore
 /// an API key with `metrics:read` too. Anything else is "not found", as if there were no such
 /// organisation. One builder serves the CLI, the operator's console and the developer console.
 public struct PayoutStatements: Sendable {
-    let directory: DeveloperDirectory
-    let ledger: PayoutLedger
-    let defaultCommissionPercent: Int
+    package let directory: DeveloperDirectory
+    package let ledger: PayoutLedger
+    package let defaultCommissionPercent: Int
 
     public init(database: SoukDatabase, defaultCommissionPercent: Int) {
         self.directory = DeveloperDirectory(database: database)
@@ -52,7 +52,7 @@ public struct PayoutStatements: Sendable {
         return PayoutStatement(developerID: developer.id, developerName: developer.name, month: month, commissionPercent: percent, lines: lines)
     }
 
-    static func mayRead(_ actor: SoukActor, developerID: String) -> Bool {
+    package static func mayRead(_ actor: SoukActor, developerID: String) -> Bool {
         switch actor {
         case .staff, .cli, .system: true
         case .developerMember(_, _, let own, _): own == developerID

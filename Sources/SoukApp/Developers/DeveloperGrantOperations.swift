@@ -6,17 +6,17 @@ import SoukStore
 /// named by their account token in that app (docs/commerce.md, "Account tokens"), never by email,
 /// and the lists name them the same way. A grant of another organisation's catalog is `notFound`.
 /// Each change writes its audit entry (`entitlement.grant`, `entitlement.revoke`).
-struct DeveloperGrantOperations: Sendable {
-    let services: DeveloperServices
+package struct DeveloperGrantOperations: Sendable {
+    package let services: DeveloperServices
 
     /// A grant as its developer sees it.
-    struct Line: Sendable {
+    package struct Line: Sendable {
         var grant: EntitlementGrant
         var accountToken: UUID
     }
 
     /// The catalog's grants, newest first.
-    func list(actor: SoukActor, app: String) async throws -> [Line] {
+    package func list(actor: SoukActor, app: String) async throws -> [Line] {
         let state = try await services.ownership.catalog(app, for: actor)
         var tokens: [UUID: UUID] = [:]
         var lines: [Line] = []
@@ -32,7 +32,7 @@ struct DeveloperGrantOperations: Sendable {
     /// Opens `entitlement` for the person whose account token in `app` is `accountToken`, until
     /// `until` (nil: until revoked).
     @discardableResult
-    func grant(actor: SoukActor, app: String, accountToken: String, entitlement: String, until: Date?, reason: String) async throws -> EntitlementGrant {
+    package func grant(actor: SoukActor, app: String, accountToken: String, entitlement: String, until: Date?, reason: String) async throws -> EntitlementGrant {
         let state = try await services.ownership.catalog(app, for: actor, changing: .grantsWrite)
         guard let account = try await services.accountTokens.account(token: accountToken, app: state.catalog.app) else {
             throw DeveloperOperationError.invalid(field: "accountToken", "No person has this account token in \(state.catalog.app).")
@@ -45,14 +45,14 @@ struct DeveloperGrantOperations: Sendable {
         } catch let error as EntitlementGrantError {
             throw DeveloperOperationError.invalid(field: "entitlement", error.description)
         }
-        try await services.audit.record(actor: actor.auditName, action: "entitlement.grant", target: "account:\(account.uuidString.lowercased())",
+        try await services.audit.record(actor: actor.auditName, action: .entitlementGrant, target: "account:\(account.uuidString.lowercased())",
                                         after: made.auditFields)
         return made
     }
 
     /// Ends a grant of a catalog the actor reaches; returns the catalog's app.
     @discardableResult
-    func revoke(actor: SoukActor, grant id: UUID) async throws -> String {
+    package func revoke(actor: SoukActor, grant id: UUID) async throws -> String {
         guard let before = try await services.grants.grant(id) else { throw DeveloperOperationError.notFound("No grant of yours has this id.") }
         do {
             _ = try await services.ownership.catalog(before.app, for: actor, changing: .grantsWrite)
@@ -60,7 +60,7 @@ struct DeveloperGrantOperations: Sendable {
             throw DeveloperOperationError.notFound("No grant of yours has this id.")
         }
         if let after = try await services.grants.revoke(id), before.revokedAt == nil, after.revokedAt != nil {
-            try await services.audit.record(actor: actor.auditName, action: "entitlement.revoke", target: "account:\(before.accountId.uuidString.lowercased())",
+            try await services.audit.record(actor: actor.auditName, action: .entitlementRevoke, target: "account:\(before.accountId.uuidString.lowercased())",
                                             before: before.auditFields, after: after.auditFields)
         }
         return before.app

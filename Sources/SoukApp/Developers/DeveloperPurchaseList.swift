@@ -4,16 +4,16 @@ import SoukStore
 
 /// The purchases of an in-app catalog the actor reaches, read-only: sales, subscriptions and refunds,
 /// the buyer named by their account token in the app, never by email.
-struct DeveloperPurchaseList: Sendable {
-    let services: DeveloperServices
+package struct DeveloperPurchaseList: Sendable {
+    package let services: DeveloperServices
 
-    struct Line: Sendable {
+    package struct Line: Sendable {
         var purchase: StoredPurchase
         var accountToken: UUID
     }
 
     /// The newest `limit` purchases the stores verified (refused and pending reports are left out).
-    func callAsFunction(actor: SoukActor, app: String, limit: Int = 200) async throws -> [Line] {
+    package func callAsFunction(actor: SoukActor, app: String, limit: Int = 200) async throws -> [Line] {
         let state = try await services.ownership.catalog(app, for: actor)
         let purchases = try await services.purchases.recentGranted(app: state.catalog.app, limit: limit)
         var tokens: [UUID: UUID] = [:]

@@ -30,7 +30,7 @@ extension DeveloperOperations {
             // The entitlement and the account were checked above: what is left is the end date.
             throw DeveloperOperationError.invalid(field: "until", error.description)
         }
-        try await audit.record(actor: actor.auditName, action: "entitlement.grant", target: "account:\(account.uuidString.lowercased())",
+        try await audit.record(actor: actor.auditName, action: .entitlementGrant, target: "account:\(account.uuidString.lowercased())",
                                after: made.auditFields)
         return DeveloperGrant(grant: made, accountToken: try await AccountTokenStore(database: database).token(account: account, app: app))
     }
@@ -45,7 +45,7 @@ extension DeveloperOperations {
             guard try await directory.owner(catalog: before.app) == developer else { throw notFound }
         }
         if let after = try await grants.revoke(id), before.revokedAt == nil, after.revokedAt != nil {
-            try await audit.record(actor: actor.auditName, action: "entitlement.revoke", target: "account:\(before.accountId.uuidString.lowercased())",
+            try await audit.record(actor: actor.auditName, action: .entitlementRevoke, target: "account:\(before.accountId.uuidString.lowercased())",
                                    before: before.auditFields, after: after.auditFields)
         }
     }

@@ -41,7 +41,7 @@ extension DeveloperOperations {
             throw DeveloperOperationError.invalid(field: error.path.isEmpty ? "$" : error.path, error.message)
         }
         if creates, report.applied, let developer = actor.developerID, try await directory.claimCatalog(app: app, developer: developer) {
-            try await audit.record(actor: actor.auditName, action: "catalog.developer", target: "catalog:\(app)",
+            try await audit.record(actor: actor.auditName, action: .catalogSetDeveloper, target: "catalog:\(app)",
                                    before: ["developer": ""], after: ["developer": developer])
         }
         try await audit.recordCatalogApply(actor: actor.auditName, beforeRevision: current?.revision, report: report)

@@ -7,16 +7,16 @@ import SoukStore
 /// own, is `notFound`, exactly like an id that does not exist. Staff, the CLI and the system reach
 /// everything; changing needs the operator's side (`SoukActor.isMarketplaceOperator`). A developer
 /// key changes only what its scopes allow.
-struct DeveloperOwnership: Sendable {
-    let directory: DeveloperDirectory
-    let catalog: CatalogStore
-    let catalogs: CommerceCatalogStore
+package struct DeveloperOwnership: Sendable {
+    package let directory: DeveloperDirectory
+    package let catalog: CatalogStore
+    package let catalogs: CommerceCatalogStore
 
-    static let noApp = DeveloperOperationError.notFound("No app of yours has this AppleItemID.")
-    static let noCatalog = DeveloperOperationError.notFound("No in-app catalog of yours has this id.")
+    package static let noApp = DeveloperOperationError.notFound("No app of yours has this AppleItemID.")
+    package static let noCatalog = DeveloperOperationError.notFound("No in-app catalog of yours has this id.")
 
     /// The app `appleItemId` when `actor` reaches it (and, with `scope`, may change it).
-    func app(_ appleItemId: UInt64, for actor: SoukActor, changing scope: DeveloperScope? = nil) async throws -> AppModel {
+    package func app(_ appleItemId: UInt64, for actor: SoukActor, changing scope: DeveloperScope? = nil) async throws -> AppModel {
         if let developerID = actor.developerID {
             guard try await directory.owner(appleItemId: appleItemId) == developerID else { throw Self.noApp }
         }
@@ -31,7 +31,7 @@ struct DeveloperOwnership: Sendable {
     }
 
     /// The in-app catalog of `app` when `actor` reaches it (and, with `scope`, may change it).
-    func catalog(_ app: String, for actor: SoukActor, changing scope: DeveloperScope? = nil) async throws -> CommerceCatalogState {
+    package func catalog(_ app: String, for actor: SoukActor, changing scope: DeveloperScope? = nil) async throws -> CommerceCatalogState {
         if let developerID = actor.developerID {
             guard try await directory.owner(catalog: app) == developerID else { throw Self.noCatalog }
         }
@@ -42,7 +42,7 @@ struct DeveloperOwnership: Sendable {
 
     /// The organisation whose members and keys `actor` manages: only an owner's (a member is
     /// refused with 403; staff manage organisations elsewhere).
-    static func managedOrganisation(of actor: SoukActor) throws -> String {
+    package static func managedOrganisation(of actor: SoukActor) throws -> String {
         guard case .developerMember(_, _, let developerID, let role) = actor else {
             throw DeveloperOperationError.notAllowed("Only a member of the organisation manages its keys.")
         }
@@ -51,7 +51,7 @@ struct DeveloperOwnership: Sendable {
     }
 
     /// Returns when `actor` may make a change that needs `scope`; otherwise throws 403.
-    static func requireChange(_ scope: DeveloperScope, by actor: SoukActor) throws {
+    package static func requireChange(_ scope: DeveloperScope, by actor: SoukActor) throws {
         if actor.developerID != nil {
             guard actor.developerMay(scope) else { throw DeveloperOperationError.missingScope(scope) }
         } else {

@@ -5,10 +5,10 @@ import SoukStore
 /// The first step of a catalog edit, for an actor that reaches the catalog: the rules and the diff
 /// of `souk catalog apply --dry-run`; a real change is kept as a review (by the text's digest, for
 /// the signed-in person) that `ApplyCatalogEdit` takes. Writes nothing else.
-struct ReviewCatalogEdit: Sendable {
-    let services: DeveloperServices
+package struct ReviewCatalogEdit: Sendable {
+    package let services: DeveloperServices
 
-    enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         /// The file the rules refuse, and why (nothing kept).
         case refused(String)
         /// The catalog already is what was sent.
@@ -16,7 +16,7 @@ struct ReviewCatalogEdit: Sendable {
         case changes(Changes)
     }
 
-    struct Changes: Sendable {
+    package struct Changes: Sendable {
         var state: CommerceCatalogState
         var report: CatalogApplyReport
         /// The file as it would be stored (what the apply step must send back).
@@ -24,7 +24,7 @@ struct ReviewCatalogEdit: Sendable {
         var review: UUID
     }
 
-    func callAsFunction(actor: SoukActor, app: String, text: String) async throws -> Outcome {
+    package func callAsFunction(actor: SoukActor, app: String, text: String) async throws -> Outcome {
         let state = try await services.ownership.catalog(app, for: actor, changing: .catalogWrite)
         let person = try Self.person(actor)
         let catalog: CommerceCatalog
@@ -50,7 +50,7 @@ struct ReviewCatalogEdit: Sendable {
     }
 
     /// The person a review belongs to: reviews are kept per signed-in account.
-    static func person(_ actor: SoukActor) throws -> UUID {
+    package static func person(_ actor: SoukActor) throws -> UUID {
         switch actor {
         case .developerMember(let accountID, _, _, _), .staff(let accountID, _, _): accountID
         case .developerKey, .cli, .system: throw DeveloperOperationError.notAllowed("A catalog review belongs to a signed-in person.")
@@ -61,15 +61,15 @@ struct ReviewCatalogEdit: Sendable {
 /// The second step: applies the reviewed text when it is exactly what this person reviewed, at the
 /// revision the catalog still has; anything else is `refused` (answered 409: review again). Writes
 /// `catalog.apply` (with the changes) to the audit log.
-struct ApplyCatalogEdit: Sendable {
-    let services: DeveloperServices
+package struct ApplyCatalogEdit: Sendable {
+    package let services: DeveloperServices
 
-    enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case refused(String)
         case applied(revision: Int)
     }
 
-    func callAsFunction(actor: SoukActor, app: String, text: String, review id: UUID?) async throws -> Outcome {
+    package func callAsFunction(actor: SoukActor, app: String, text: String, review id: UUID?) async throws -> Outcome {
         let state = try await services.ownership.catalog(app, for: actor, changing: .catalogWrite)
         let person = try ReviewCatalogEdit.person(actor)
         guard let id, let review = try await services.catalogReviews.take(id, app: state.app, accountID: person) else {

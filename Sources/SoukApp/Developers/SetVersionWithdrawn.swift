@@ -5,10 +5,10 @@ import SoukStore
 /// Withdraws a version of an app (no longer offered) or offers it again, for an actor that reaches
 /// the app; writes `version.withdraw` / `version.reinstate` to the audit log when it changed.
 /// Withdrawing is apart from review: offering a version again does not release one in review.
-struct SetVersionWithdrawn: Sendable {
-    let services: DeveloperServices
+package struct SetVersionWithdrawn: Sendable {
+    package let services: DeveloperServices
 
-    func callAsFunction(_ withdrawn: Bool, actor: SoukActor, appleItemId: UInt64, appleVersionId: UInt64, reason: String) async throws {
+    package func callAsFunction(_ withdrawn: Bool, actor: SoukActor, appleItemId: UInt64, appleVersionId: UInt64, reason: String) async throws {
         _ = try await services.ownership.app(appleItemId, for: actor, changing: .packagesWrite)
         guard (try? await services.catalog.version(appleItemId: appleItemId, appleVersionId: appleVersionId)) != nil else {
             throw DeveloperOperationError.notFound("This app has no version with this AppleVersionID.")
@@ -17,7 +17,7 @@ struct SetVersionWithdrawn: Sendable {
         guard reason.count <= 500 else { throw DeveloperOperationError.invalid(field: "reason", "A reason has at most 500 characters.") }
         if try await services.catalog.setWithdrawn(withdrawn, appleItemId: appleItemId, appleVersionId: appleVersionId,
                                                    reason: reason.isEmpty ? nil : reason) {
-            try await services.audit.record(actor: actor.auditName, action: withdrawn ? "version.withdraw" : "version.reinstate",
+            try await services.audit.record(actor: actor.auditName, action: withdrawn ? .versionWithdraw : .versionReinstate,
                                             target: "app:\(appleItemId)/version:\(appleVersionId)",
                                             before: ["withdrawn": String(!withdrawn)], after: ["withdrawn": String(withdrawn), "reason": reason])
         }

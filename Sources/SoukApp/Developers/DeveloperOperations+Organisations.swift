@@ -17,7 +17,7 @@ extension DeveloperOperations {
     public func createDeveloper(actor: SoukActor, name: String, id: String?, commissionPercent: Int?) async throws -> Developer {
         try authorizeOperator(actor)
         let developer = try await directory.create(name: name, id: id, commissionPercent: commissionPercent)
-        try await audit.record(actor: actor.auditName, action: "developer.create", target: "developer:\(developer.id)",
+        try await audit.record(actor: actor.auditName, action: .developerCreate, target: "developer:\(developer.id)",
                                after: ["name": developer.name, "commission_percent": commissionPercent.map(String.init) ?? "default"])
         return developer
     }
@@ -27,7 +27,7 @@ extension DeveloperOperations {
         try authorizeOperator(actor)
         guard let before = try await directory.find(id) else { throw DeveloperDirectoryError.unknownDeveloper(id) }
         _ = try await directory.setCommission(percent, developer: id)
-        try await audit.record(actor: actor.auditName, action: "developer.commission", target: "developer:\(id)",
+        try await audit.record(actor: actor.auditName, action: .developerCommission, target: "developer:\(id)",
                                before: ["commission_percent": before.commissionPercent.map(String.init) ?? "default"],
                                after: ["commission_percent": percent.map(String.init) ?? "default"])
     }
@@ -54,7 +54,7 @@ extension DeveloperOperations {
             throw DeveloperDirectoryError.unknownAccount
         }
         let member = try await directory.addMember(developer: id, accountID: accountID, role: role)
-        try await audit.record(actor: actor.auditName, action: "developer.member.add", target: "developer:\(id)",
+        try await audit.record(actor: actor.auditName, action: .developerMemberAdd, target: "developer:\(id)",
                                after: ["email": member.email, "role": role.rawValue])
         return member
     }
@@ -69,7 +69,7 @@ extension DeveloperOperations {
         guard try await directory.removeMember(developer: id, accountID: accountID) else {
             throw DeveloperOperationError.notFound("\(account.email) is not a member of \(id).")
         }
-        try await audit.record(actor: actor.auditName, action: "developer.member.remove", target: "developer:\(id)",
+        try await audit.record(actor: actor.auditName, action: .developerMemberRemove, target: "developer:\(id)",
                                before: ["email": account.email])
     }
 
@@ -80,7 +80,7 @@ extension DeveloperOperations {
         try authorizeKeys(actor, developer: id)
         guard !scopes.isEmpty else { throw DeveloperOperationError.invalid(field: "scopes", "name at least one scope") }
         let made = try await directory.createKey(developer: id, name: name, scopes: scopes, createdBy: actor)
-        try await audit.record(actor: actor.auditName, action: "developer.key.create", target: "developer:\(id)",
+        try await audit.record(actor: actor.auditName, action: .developerKeyCreate, target: "developer:\(id)",
                                after: ["key": made.key.id.uuidString.lowercased(), "name": made.key.name,
                                        "scopes": DeveloperScope.format(scopes), "hint": made.key.hint])
         return made
@@ -93,7 +93,7 @@ extension DeveloperOperations {
         if let developer = actor.developerID, developer != key.developerID { throw notFound }
         try authorizeKeys(actor, developer: key.developerID)
         guard try await directory.revokeKey(id, developer: key.developerID) else { throw notFound }
-        try await audit.record(actor: actor.auditName, action: "developer.key.revoke", target: "developer:\(key.developerID)",
+        try await audit.record(actor: actor.auditName, action: .developerKeyRevoke, target: "developer:\(key.developerID)",
                                before: ["key": id.uuidString.lowercased(), "name": key.name, "scopes": DeveloperScope.format(key.scopes)])
     }
 
@@ -104,7 +104,7 @@ extension DeveloperOperations {
         guard try await directory.setAppDeveloper(appleItemId: appleItemId, developer: id) else {
             throw DeveloperOperationError.notFound("No app has AppleItemID \(appleItemId).")
         }
-        try await audit.record(actor: actor.auditName, action: "app.developer", target: "app:\(appleItemId)",
+        try await audit.record(actor: actor.auditName, action: .appSetDeveloper, target: "app:\(appleItemId)",
                                before: ["developer": before ?? ""], after: ["developer": id ?? ""])
     }
 
@@ -115,7 +115,7 @@ extension DeveloperOperations {
         guard try await directory.setCatalogDeveloper(app: app, developer: id) else {
             throw DeveloperOperationError.notFound("No in-app catalog for \(app) (souk catalog list shows them).")
         }
-        try await audit.record(actor: actor.auditName, action: "catalog.developer", target: "catalog:\(app)",
+        try await audit.record(actor: actor.auditName, action: .catalogSetDeveloper, target: "catalog:\(app)",
                                before: ["developer": before ?? ""], after: ["developer": id ?? ""])
     }
 

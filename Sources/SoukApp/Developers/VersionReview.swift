@@ -8,8 +8,8 @@ import SoukStore
 /// reaches it: for them there is nothing here ("not found"). Each decision writes its own audit
 /// entry (`version.approve`, `version.reject`) with the review state before and after.
 public struct VersionReview: Sendable {
-    let store: VersionReviewStore
-    let audit: AuditLog
+    package let store: VersionReviewStore
+    package let audit: AuditLog
 
     public init(database: SoukDatabase, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = VersionReviewStore(database: database, now: now)
@@ -89,7 +89,7 @@ public struct VersionReview: Sendable {
         }
         var after = ["review_state": decision.rawValue]
         if let reason { after["reason"] = reason }
-        try await audit.record(actor: actor.auditName, action: decision == .released ? "version.approve" : "version.reject",
+        try await audit.record(actor: actor.auditName, action: decision == .released ? .versionApprove : .versionReject,
                                target: "app:\(appleItemId)/version:\(appleVersionId)",
                                before: ["review_state": VersionReviewState.inReview.rawValue], after: after)
         guard let facts = try await store.facts(appleItemId: appleItemId, appleVersionId: appleVersionId) else {

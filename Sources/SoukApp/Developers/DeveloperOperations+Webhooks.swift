@@ -20,7 +20,7 @@ extension DeveloperOperations {
             let field = error.description.localizedCaseInsensitiveContains("secret") ? "secret" : "url"
             throw DeveloperOperationError.invalid(field: field, error.description)
         }
-        try await audit.record(actor: actor.auditName, action: "webhook.add", target: "catalog:\(app)",
+        try await audit.record(actor: actor.auditName, action: .webhookAdd, target: "catalog:\(app)",
                                after: ["endpoint": endpoint.id.uuidString.lowercased(), "url": url])  // never the secret
         return endpoint
     }
@@ -35,7 +35,7 @@ extension DeveloperOperations {
             guard try await directory.owner(catalog: endpoint.app) == developer else { throw notFound }
         }
         guard try await store.remove(app: endpoint.app, id: id) else { throw notFound }
-        try await audit.record(actor: actor.auditName, action: "webhook.remove", target: "catalog:\(endpoint.app)",
+        try await audit.record(actor: actor.auditName, action: .webhookRemove, target: "catalog:\(endpoint.app)",
                                before: ["endpoint": id.uuidString.lowercased(), "url": endpoint.url])
     }
 }

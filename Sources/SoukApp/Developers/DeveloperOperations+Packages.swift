@@ -30,7 +30,7 @@ extension DeveloperOperations {
             throw DeveloperOperationError.notFound("No version \(appleVersionId) of app \(appleItemId).")
         }
         guard case .imported(_, _, let files, let bytes) = outcome else { return PackageUpload(version: version, imported: false) }
-        try await audit.record(actor: actor.auditName, action: "package.import", target: "app:\(appleItemId)",
+        try await audit.record(actor: actor.auditName, action: .packageImport, target: "app:\(appleItemId)",
                                after: ["version": String(appleVersionId), "files": String(files), "bytes": String(bytes),
                                        "review_state": version.reviewState.rawValue])
         return PackageUpload(version: version, imported: true)

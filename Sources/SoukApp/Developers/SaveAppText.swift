@@ -5,10 +5,10 @@ import SoukStore
 /// Sets an app's storefront text (subtitle, category, description, what's new) for an actor that
 /// reaches the app (`DeveloperOwnership`), with the operator console's limits; writes `app.details`
 /// to the audit log when something changed.
-struct SaveAppText: Sendable {
-    let services: DeveloperServices
+package struct SaveAppText: Sendable {
+    package let services: DeveloperServices
 
-    struct Text: Sendable {
+    package struct Text: Sendable {
         var subtitle: String
         /// A category's slug; empty: none.
         var category: String
@@ -17,7 +17,7 @@ struct SaveAppText: Sendable {
     }
 
     @discardableResult
-    func callAsFunction(actor: SoukActor, appleItemId: UInt64, _ text: Text) async throws -> AppModel {
+    package func callAsFunction(actor: SoukActor, appleItemId: UInt64, _ text: Text) async throws -> AppModel {
         let app = try await services.ownership.app(appleItemId, for: actor, changing: .packagesWrite)
         let category = text.category.isEmpty ? nil : AppCategory(slug: text.category)
         guard text.category.isEmpty || category != nil else { throw DeveloperOperationError.invalid(field: "category", "Choose a category from the list.") }
@@ -28,7 +28,7 @@ struct SaveAppText: Sendable {
         let after = try await services.catalog.setMedia(appleItemId: appleItemId, subtitle: text.subtitle, category: category,
                                                         description: text.description, whatsNew: text.whatsNew, blobs: services.blobs)
         if after.auditDetailFields != before {
-            try await services.audit.record(actor: actor.auditName, action: "app.details", target: "app:\(appleItemId)",
+            try await services.audit.record(actor: actor.auditName, action: .appDetails, target: "app:\(appleItemId)",
                                             before: before, after: after.auditDetailFields)
         }
         return after

@@ -4,11 +4,11 @@ import SoukStore
 
 /// Replaces an app's icon and/or screenshots (PNG files already on disk, as an upload left them)
 /// for an actor that reaches the app; writes `app.media` to the audit log.
-struct SaveAppMedia: Sendable {
-    let services: DeveloperServices
+package struct SaveAppMedia: Sendable {
+    package let services: DeveloperServices
 
     @discardableResult
-    func callAsFunction(actor: SoukActor, appleItemId: UInt64, icon: String?, screenshots: [AppMedia.Family: [String]]) async throws -> AppModel {
+    package func callAsFunction(actor: SoukActor, appleItemId: UInt64, icon: String?, screenshots: [AppMedia.Family: [String]]) async throws -> AppModel {
         let app = try await services.ownership.app(appleItemId, for: actor, changing: .packagesWrite)
         func read(_ path: String) throws -> Data {
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
@@ -24,7 +24,7 @@ struct SaveAppMedia: Sendable {
         } catch let error as CatalogError {
             throw DeveloperOperationError.invalid(field: "media", "Not saved: \(error.description).")
         }
-        try await services.audit.record(actor: actor.auditName, action: "app.media", target: "app:\(appleItemId)",
+        try await services.audit.record(actor: actor.auditName, action: .appMedia, target: "app:\(appleItemId)",
                                         before: app.auditMediaFields, after: after.auditMediaFields)
         return after
     }
