@@ -129,7 +129,8 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     PasswordResetController(links: PasswordResetLinks(database: runtime.database, now: now), catalog: runtime.catalog, tokens: runtime.tokens,
                             sessions: sessions, keys: runtime.keys, pages: pages, secure: runtime.config.publicURL.hasPrefix("https://"))
         .addRoutes(to: router)
-    AccountAPIController(bearer: bearer, catalog: runtime.catalog, details: AccountAPIDetails(runtime: runtime)).addRoutes(to: router)
+    AccountAPIController(bearer: bearer, catalog: runtime.catalog, details: AccountAPIDetails(runtime: runtime))
+        .addRoutes(to: router.group("api/v1/account"))
     AdminController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now, storeVerifiers: purchaseIntake?.verifiers)
         .addRoutes(to: router)
     let storefront = storefront ?? StorefrontIndex(database: runtime.database, refreshInterval: runtime.config.catalogRefreshInterval,
