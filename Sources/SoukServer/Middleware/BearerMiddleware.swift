@@ -19,4 +19,12 @@ struct BearerMiddleware<Context: BearerRequestContext>: RouterMiddleware {
     }
 }
 
+extension BearerRequestContext {
+    /// The bearer `BearerMiddleware` authenticated; 401 on a route outside such a group.
+    func requireBearer(realm: String) throws -> TokenStore.Bearer {
+        guard let bearer else { throw BearerChallenge(status: .unauthorized, realm: realm) }
+        return bearer
+    }
+}
+
 extension SoukRequestContext: BearerRequestContext {}
