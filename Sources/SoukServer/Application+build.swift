@@ -129,7 +129,8 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     PasswordResetController(links: PasswordResetLinks(database: runtime.database, now: now), catalog: runtime.catalog, tokens: runtime.tokens,
                             sessions: sessions, keys: runtime.keys, pages: pages, secure: runtime.config.publicURL.hasPrefix("https://"))
         .addRoutes(to: router)
-    AccountAPIController(bearer: bearer, catalog: runtime.catalog, details: AccountAPIDetails(runtime: runtime)).addRoutes(to: router)
+    AccountAPIController(bearer: bearer, catalog: runtime.catalog, details: AccountAPIDetails(runtime: runtime))
+        .addRoutes(to: router.group("api/v1/account"))
     DeveloperAPIController(operations: DeveloperOperations(runtime: runtime), workDir: runtime.config.workDir,
                            maxBodyBytes: runtime.config.maxBodyBytes)
         .addRoutes(to: router.group("api/v1/developer", context: DeveloperRequestContext.self)

@@ -1,11 +1,14 @@
 import Hummingbird
 import NIOCore
+import SoukStore
 
 /// The request context every Souk route runs with.
 public struct SoukRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The peer's address (the proxy's, behind a reverse proxy).
     public let remoteAddress: SocketAddress?
+    /// The bearer of a route group that `BearerMiddleware` authenticated (nil elsewhere).
+    public var bearer: TokenStore.Bearer? = nil
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

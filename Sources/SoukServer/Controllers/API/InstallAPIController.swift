@@ -16,7 +16,7 @@ import SoukStore
 /// (docs/marketplacekit.md, "dtype"). Refusals, checked in this order: an app not available `404`;
 /// no version the device runs `409` `incompatible-device` (with `minimumOS`); not paid for the
 /// restore's `402` problem with `purchaseURL` and the `checkout` request to make.
-struct InstallAPIController<Context: RequestContext> {
+struct InstallAPIController<Context: BearerRequestContext> {
     let bearer: BearerAuthenticator
     let index: CatalogIndex
     let catalog: CatalogStore
@@ -31,6 +31,11 @@ struct InstallAPIController<Context: RequestContext> {
     static var maxBody: Int { 16 * 1024 }
 
     func addRoutes(to router: Router<Context>) {
+        addBearerRoutes(to: router.group().add(middleware: BearerMiddleware(authenticator: bearer)))
+    }
+
+    /// Every route of `router` (a group) needs a valid bearer token.
+    private func addBearerRoutes(to router: RouterGroup<Context>) {
         router.post("api/v1/apps/:appleItemId/install", use: install)
     }
 
@@ -42,7 +47,7 @@ struct InstallAPIController<Context: RequestContext> {
 
     /// `POST /api/v1/apps/<appleItemId>/install`.
     @Sendable func install(_ request: Request, context: Context) async throws -> Response {
-        let identity = try await bearer.requireBearer(request)
+        let identity = try context.requireBearer(realm: bearer.realm)
         guard let account = try await catalog.account(id: identity.accountID), !account.disabled else {
             throw BearerChallenge(status: .forbidden, realm: bearer.realm)
         }

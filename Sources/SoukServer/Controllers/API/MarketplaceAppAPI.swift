@@ -6,7 +6,7 @@ import SoukStore
 
 /// The marketplace app's JSON API under `/api/v1` (docs/api.md): the catalog reads and the install
 /// endpoint, wired from the runtime in one place so that the router's list stays one line.
-struct MarketplaceAppAPI<Context: RequestContext> {
+struct MarketplaceAppAPI<Context: BearerRequestContext> {
     let catalogAPI: CatalogAPIController<Context>
     let installAPI: InstallAPIController<Context>
 

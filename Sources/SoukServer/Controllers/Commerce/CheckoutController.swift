@@ -27,7 +27,7 @@ import SoukStore
 ///   amount (the app or plan stays); other events are acknowledged. Replays change nothing. `404` while `stripeWebhookSecret` is unset (not an
 ///   outage: the endpoint is not there until it is configured; Stripe retries), `400` for a
 ///   missing or bad signature.
-struct CheckoutController<Context: RequestContext> {
+struct CheckoutController<Context: BearerRequestContext> {
     let bearer: BearerAuthenticator
     let checkout: CheckoutService
     let webhookSecret: String?
@@ -36,8 +36,13 @@ struct CheckoutController<Context: RequestContext> {
     static var signatureHeader: HTTPField.Name { HTTPField.Name("Stripe-Signature")! }
 
     func addRoutes(to router: Router<Context>) {
-        router.post("api/v1/checkout") { request, context in try await start(request, context) }
         router.post("webhooks/stripe") { request, context in try await stripe(request, context) }
+        addPersonRoutes(to: router.group().add(middleware: BearerMiddleware(authenticator: bearer)))
+    }
+
+    /// The person's own sales: every route of `router` (a group) needs a valid bearer token.
+    private func addPersonRoutes(to router: RouterGroup<Context>) {
+        router.post("api/v1/checkout") { request, context in try await start(request, context) }
         router.get("api/v1/purchases") { request, context in try await purchases(request, context) }
     }
 
@@ -47,7 +52,7 @@ struct CheckoutController<Context: RequestContext> {
     /// refund, partial or full, its own entry: the total refunded, negative). Open, failed and
     /// cancelled orders, and pending plans, are not purchases.
     func purchases(_ request: Request, _ context: Context) async throws -> Response {
-        let identity = try await bearer.requireBearer(request)
+        let identity = try context.requireBearer(realm: bearer.realm)
         let receipts = try await Receipt.all(account: identity.accountID, orders: checkout.orders,
                                              plans: MarketplaceSubscriptionStore(purchases: checkout.runtime.purchases))
         return .json(receipts.map(\.json), cacheControl: "no-store")
@@ -60,7 +65,7 @@ struct CheckoutController<Context: RequestContext> {
     }
 
     func start(_ request: Request, _ context: Context) async throws -> Response {
-        let identity = try await bearer.requireBearer(request)
+        let identity = try context.requireBearer(realm: bearer.realm)
         guard let buyer = try await checkout.runtime.catalog.account(id: identity.accountID), !buyer.disabled else {
             throw BearerChallenge(status: .forbidden, realm: bearer.realm)
         }

@@ -4,18 +4,20 @@ import SoukStore
 
 /// `GET /api/v1/account`: who a bearer token belongs to. The simplest protected endpoint, and the
 /// one a client can call to check that its token still works.
-struct AccountAPIController<Context: RequestContext> {
+struct AccountAPIController<Context: BearerRequestContext> {
     let bearer: BearerAuthenticator
     let catalog: CatalogStore
     /// Devices, purchases, memberships and entitlements (`AccountAPIDetails`), when wired.
     var details: AccountAPIDetails? = nil
 
-    func addRoutes(to router: Router<Context>) {
-        router.get("api/v1/account", use: account)
+    /// `group` is `api/v1/account`: every route in it needs a valid bearer token (`BearerMiddleware`).
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.add(middleware: BearerMiddleware(authenticator: bearer))
+        group.get("", use: account)
     }
 
     @Sendable func account(_ request: Request, context: Context) async throws -> Response {
-        let identity = try await bearer.requireBearer(request)
+        guard let identity = context.bearer else { throw BearerChallenge(status: .unauthorized, realm: bearer.realm) }
         guard let account = try await catalog.account(id: identity.accountID) else {
             throw BearerChallenge(status: .forbidden, realm: bearer.realm)
         }
