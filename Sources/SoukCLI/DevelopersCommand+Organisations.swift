@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SoukCore
-import SoukServer
 import SoukStore
 import SoukApp
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import SoukCore
-import SoukServer
 import SoukApp
 
 /// `souk payouts statement`: a developer organisation's monthly statement (docs/developers.md, "Payouts").

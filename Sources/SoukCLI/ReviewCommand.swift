@@ -1,6 +1,5 @@
 import ArgumentParser
 import SoukCore
-import SoukServer
 import SoukApp
 
 /// `souk review list|approve|reject`: versions developers uploaded wait in review until the

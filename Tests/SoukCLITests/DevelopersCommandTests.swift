@@ -2,6 +2,7 @@ import Foundation
 @testable import SoukCLI
 import SQLKit
 import SoukCore
+import SoukServe
 import SoukServer
 import SoukStore
 import SoukTestSupport

@@ -1,6 +1,7 @@
 import Foundation
 @testable import SoukCLI
 import SoukCore
+import SoukServe
 import SoukServer
 import SoukStore
 import SoukTestSupport

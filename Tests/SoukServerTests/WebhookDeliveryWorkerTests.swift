@@ -83,6 +83,26 @@ import Testing
     }
 
     @Test(arguments: TestBackend.available)
+    func aDeveloperOrganisationsEndpointLearnsTheBuyerOnlyByAccountToken(backend: TestBackend) async throws {
+        try await Self.with(backend) { c in
+            _ = try await DeveloperDirectory(database: c.database).create(name: "Acme", id: "acme")
+            try await c.database.sql.raw("""
+                INSERT INTO commerce_apps (id, app, allow_sandbox, revision, modified_at, created_at, developer_id)
+                VALUES (\(bind: UUID()), \(bind: Self.app), \(bind: false), 1, \(bind: Date()), \(bind: Date()), 'acme')
+                """).run()
+            _ = try await c.store.add(app: Self.app, url: c.url, secret: Self.secret)
+            _ = try await c.event()
+            #expect(await c.worker().processDue() == 1)
+            let request = try #require(try await c.requests(atLeast: 1).first)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+            let token = try await AccountTokenStore(database: c.database).token(account: c.account, app: Self.app)
+            #expect(json["account"] as? [String: String] == ["token": token.uuidString.lowercased()])
+            #expect(!String(decoding: request.body, as: UTF8.self).contains("alice@example.com"))
+            #expect(!String(decoding: request.body, as: UTF8.self).contains(c.account.uuidString.lowercased()))
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
     func aSandboxEventIsPostedAsSignedJSONWithItsHeaders(backend: TestBackend) async throws {
         try await Self.with(backend, sandbox: true) { c in
             _ = try await c.store.add(app: Self.app, url: c.url, secret: Self.secret)

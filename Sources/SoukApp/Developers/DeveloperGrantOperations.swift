@@ -9,10 +9,12 @@ import SoukStore
 package struct DeveloperGrantOperations: Sendable {
     package let services: DeveloperServices
 
+    package init(services: DeveloperServices) { self.services = services }
+
     /// A grant as its developer sees it.
     package struct Line: Sendable {
-        var grant: EntitlementGrant
-        var accountToken: UUID
+        package var grant: EntitlementGrant
+        package var accountToken: UUID
     }
 
     /// The catalog's grants, newest first.
@@ -30,39 +32,20 @@ package struct DeveloperGrantOperations: Sendable {
     }
 
     /// Opens `entitlement` for the person whose account token in `app` is `accountToken`, until
-    /// `until` (nil: until revoked).
+    /// `until` (nil: until revoked), with the reason the developer gave (`DeveloperOperations.grant`).
     @discardableResult
     package func grant(actor: SoukActor, app: String, accountToken: String, entitlement: String, until: Date?, reason: String) async throws -> EntitlementGrant {
-        let state = try await services.ownership.catalog(app, for: actor, changing: .grantsWrite)
-        guard let account = try await services.accountTokens.account(token: accountToken, app: state.catalog.app) else {
-            throw DeveloperOperationError.invalid(field: "accountToken", "No person has this account token in \(state.catalog.app).")
-        }
         let reason = reason.trimmingCharacters(in: .whitespaces)
         guard !reason.isEmpty, reason.count <= 500 else { throw DeveloperOperationError.invalid(field: "reason", "Say why the entitlement is granted (at most 500 characters).") }
-        let made: EntitlementGrant
-        do {
-            made = try await services.grants.grant(account: account, catalog: state.catalog, entitlement: entitlement, until: until, reason: reason)
-        } catch let error as EntitlementGrantError {
-            throw DeveloperOperationError.invalid(field: "entitlement", error.description)
-        }
-        try await services.audit.record(actor: actor.auditName, action: .entitlementGrant, target: "account:\(account.uuidString.lowercased())",
-                                        after: made.auditFields)
-        return made
+        return try await services.operations.grant(actor: actor, app: app, accountToken: accountToken, entitlement: entitlement,
+                                                   until: until, reason: reason).grant
     }
 
-    /// Ends a grant of a catalog the actor reaches; returns the catalog's app.
+    /// Ends a grant of a catalog the actor reaches (`DeveloperOperations.revokeGrant`); returns the catalog's app.
     @discardableResult
     package func revoke(actor: SoukActor, grant id: UUID) async throws -> String {
         guard let before = try await services.grants.grant(id) else { throw DeveloperOperationError.notFound("No grant of yours has this id.") }
-        do {
-            _ = try await services.ownership.catalog(before.app, for: actor, changing: .grantsWrite)
-        } catch DeveloperOperationError.notFound {
-            throw DeveloperOperationError.notFound("No grant of yours has this id.")
-        }
-        if let after = try await services.grants.revoke(id), before.revokedAt == nil, after.revokedAt != nil {
-            try await services.audit.record(actor: actor.auditName, action: .entitlementRevoke, target: "account:\(before.accountId.uuidString.lowercased())",
-                                            before: before.auditFields, after: after.auditFields)
-        }
+        try await services.operations.revokeGrant(actor: actor, id: id)
         return before.app
     }
 }

@@ -11,8 +11,9 @@ public struct DeveloperGrant: Sendable, Equatable {
 extension DeveloperOperations {
     /// Opens one of the catalog's entitlements for the account that `accountToken` belongs to in
     /// this app, until `until` (nil: until revoked), through the same grant as the console and
-    /// `souk entitlements grant` (`EntitlementGrantStore`).
-    public func grant(actor: SoukActor, app: String, accountToken: String, entitlement: String, until: Date?) async throws -> DeveloperGrant {
+    /// `souk entitlements grant` (`EntitlementGrantStore`). Without `reason` the grant says who made it.
+    public func grant(actor: SoukActor, app: String, accountToken: String, entitlement: String, until: Date?,
+                      reason: String? = nil) async throws -> DeveloperGrant {
         let state = try await ownedCatalog(app, actor: actor, scope: .grantsWrite)
         guard let account = try await AccountTokenStore(database: database).account(token: accountToken, app: app) else {
             throw DeveloperOperationError.invalid(field: "accountToken", "is not the account token of a person in \(app)")
@@ -25,7 +26,8 @@ extension DeveloperOperations {
         let made: EntitlementGrant
         do {
             made = try await EntitlementGrantStore(purchases: purchases)
-                .grant(account: account, catalog: state.catalog, entitlement: entitlement, until: until, reason: "granted by \(actor.auditName)")
+                .grant(account: account, catalog: state.catalog, entitlement: entitlement, until: until,
+                       reason: reason ?? "granted by \(actor.auditName)")
         } catch let error as EntitlementGrantError {
             // The entitlement and the account were checked above: what is left is the end date.
             throw DeveloperOperationError.invalid(field: "until", error.description)

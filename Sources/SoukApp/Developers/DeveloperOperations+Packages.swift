@@ -15,7 +15,8 @@ extension DeveloperOperations {
     /// version. A developer's upload waits `in_review` when `reviewNewVersions` is on, written with
     /// the version so it is never offered before review; the operator's are released at once. The
     /// same package again answers the same and changes nothing.
-    public func uploadPackage(actor: SoukActor, appleItemId: UInt64, appleVersionId: UInt64, at path: String) async throws -> PackageUpload {
+    /// Without `appleVersionId` (the console's upload on an app's page) the manifest names the version.
+    public func uploadPackage(actor: SoukActor, appleItemId: UInt64, appleVersionId: UInt64?, at path: String) async throws -> PackageUpload {
         try await ownedApp(appleItemId, actor: actor, scope: .packagesWrite)
         let reviewState: VersionReviewState = actor.developerID != nil && reviewNewVersions ? .inReview : .released
         let outcome: PackageImporter.Outcome
@@ -25,6 +26,10 @@ extension DeveloperOperations {
         } catch let error as PackageError {
             // The temporary file's path means nothing to the uploader: it is "the package".
             throw DeveloperOperationError.invalid(field: error.location == path ? "package" : error.location, error.problem)
+        }
+        let appleVersionId: UInt64
+        switch outcome {
+        case .imported(_, let version, _, _), .alreadyImported(_, let version): appleVersionId = version
         }
         guard let version = try await directory.versions(appleItemId: appleItemId, appleVersionId: appleVersionId).first else {
             throw DeveloperOperationError.notFound("No version \(appleVersionId) of app \(appleItemId).")

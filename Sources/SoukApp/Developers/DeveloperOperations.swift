@@ -38,7 +38,7 @@ public struct DeveloperOperations: Sendable {
 
     /// Passes the marketplace's operator side (operator staff, the CLI, the system) and developer
     /// actors that may do what `scope` names; refuses everyone else.
-    func authorize(_ actor: SoukActor, _ scope: DeveloperScope?) throws {
+    package func authorize(_ actor: SoukActor, _ scope: DeveloperScope?) throws {
         if actor.isMarketplaceOperator { return }
         guard actor.developerID != nil else { throw DeveloperOperationError.notAllowed("Only the marketplace's operators may do this.") }
         if let scope, !actor.developerMay(scope) { throw DeveloperOperationError.missingScope(scope) }
@@ -58,7 +58,7 @@ public struct DeveloperOperations: Sendable {
     }
 
     /// Checks `scope`, then that the app exists and, for a developer actor, is its organisation's.
-    func ownedApp(_ appleItemId: UInt64, actor: SoukActor, scope: DeveloperScope?) async throws {
+    package func ownedApp(_ appleItemId: UInt64, actor: SoukActor, scope: DeveloperScope?) async throws {
         try authorize(actor, scope)
         let notFound = DeveloperOperationError.notFound("No app with AppleItemID \(appleItemId) is yours.")
         if let developer = actor.developerID {
@@ -70,7 +70,7 @@ public struct DeveloperOperations: Sendable {
 
     /// Checks `scope`, then answers the catalog of `app` when it exists and, for a developer actor,
     /// is its organisation's.
-    func ownedCatalog(_ app: String, actor: SoukActor, scope: DeveloperScope?) async throws -> CommerceCatalogState {
+    package func ownedCatalog(_ app: String, actor: SoukActor, scope: DeveloperScope?) async throws -> CommerceCatalogState {
         try authorize(actor, scope)
         let notFound = DeveloperOperationError.notFound("No in-app catalog \(app) is yours.")
         if let developer = actor.developerID {

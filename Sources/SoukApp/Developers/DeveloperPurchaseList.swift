@@ -7,9 +7,11 @@ import SoukStore
 package struct DeveloperPurchaseList: Sendable {
     package let services: DeveloperServices
 
+    package init(services: DeveloperServices) { self.services = services }
+
     package struct Line: Sendable {
-        var purchase: StoredPurchase
-        var accountToken: UUID
+        package var purchase: StoredPurchase
+        package var accountToken: UUID
     }
 
     /// The newest `limit` purchases the stores verified (refused and pending reports are left out).

@@ -33,5 +33,11 @@ package struct DeveloperServices: Sendable {
     package var grants: EntitlementGrantStore { EntitlementGrantStore(purchases: purchases) }
     package var accountTokens: AccountTokenStore { AccountTokenStore(database: database, now: now) }
     package var catalogReviews: CatalogReviewStore { CatalogReviewStore(database: database, now: now) }
+    /// The operations the developer API and the CLI use: the console's keys, uploads and grants go
+    /// through them too.
+    package var operations: DeveloperOperations {
+        DeveloperOperations(database: database, importer: importer, catalogs: commerceCatalogs, purchases: purchases,
+                            reviewNewVersions: reviewNewVersions, now: now)
+    }
     package var ownership: DeveloperOwnership { DeveloperOwnership(directory: directory, catalog: catalog, catalogs: commerceCatalogs.store) }
 }

@@ -8,6 +8,8 @@ import SoukStore
 package struct ReviewCatalogEdit: Sendable {
     package let services: DeveloperServices
 
+    package init(services: DeveloperServices) { self.services = services }
+
     package enum Outcome: Sendable {
         /// The file the rules refuse, and why (nothing kept).
         case refused(String)
@@ -17,11 +19,11 @@ package struct ReviewCatalogEdit: Sendable {
     }
 
     package struct Changes: Sendable {
-        var state: CommerceCatalogState
-        var report: CatalogApplyReport
+        package var state: CommerceCatalogState
+        package var report: CatalogApplyReport
         /// The file as it would be stored (what the apply step must send back).
-        var text: String
-        var review: UUID
+        package var text: String
+        package var review: UUID
     }
 
     package func callAsFunction(actor: SoukActor, app: String, text: String) async throws -> Outcome {
@@ -63,6 +65,8 @@ package struct ReviewCatalogEdit: Sendable {
 /// `catalog.apply` (with the changes) to the audit log.
 package struct ApplyCatalogEdit: Sendable {
     package let services: DeveloperServices
+
+    package init(services: DeveloperServices) { self.services = services }
 
     package enum Outcome: Sendable {
         case refused(String)

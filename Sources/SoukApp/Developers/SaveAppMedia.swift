@@ -7,6 +7,8 @@ import SoukStore
 package struct SaveAppMedia: Sendable {
     package let services: DeveloperServices
 
+    package init(services: DeveloperServices) { self.services = services }
+
     @discardableResult
     package func callAsFunction(actor: SoukActor, appleItemId: UInt64, icon: String?, screenshots: [AppMedia.Family: [String]]) async throws -> AppModel {
         let app = try await services.ownership.app(appleItemId, for: actor, changing: .packagesWrite)

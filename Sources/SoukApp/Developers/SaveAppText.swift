@@ -8,12 +8,21 @@ import SoukStore
 package struct SaveAppText: Sendable {
     package let services: DeveloperServices
 
+    package init(services: DeveloperServices) { self.services = services }
+
     package struct Text: Sendable {
-        var subtitle: String
+        package var subtitle: String
         /// A category's slug; empty: none.
-        var category: String
-        var description: String
-        var whatsNew: String
+        package var category: String
+        package var description: String
+        package var whatsNew: String
+
+        package init(subtitle: String, category: String, description: String, whatsNew: String) {
+            self.subtitle = subtitle
+            self.category = category
+            self.description = description
+            self.whatsNew = whatsNew
+        }
     }
 
     @discardableResult

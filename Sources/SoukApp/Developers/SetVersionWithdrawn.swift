@@ -8,6 +8,8 @@ import SoukStore
 package struct SetVersionWithdrawn: Sendable {
     package let services: DeveloperServices
 
+    package init(services: DeveloperServices) { self.services = services }
+
     package func callAsFunction(_ withdrawn: Bool, actor: SoukActor, appleItemId: UInt64, appleVersionId: UInt64, reason: String) async throws {
         _ = try await services.ownership.app(appleItemId, for: actor, changing: .packagesWrite)
         guard (try? await services.catalog.version(appleItemId: appleItemId, appleVersionId: appleVersionId)) != nil else {

@@ -63,7 +63,7 @@ public struct WebhookDeliveryWorker: PollingWorker {
 
     /// Posts one claimed delivery and records the outcome; true when delivered.
     package func attempt(_ delivery: ClaimedWebhookDelivery) async throws -> Bool {
-        let body = Self.body(delivery.event, email: delivery.email)
+        let body = Self.body(delivery.event, email: delivery.email, accountToken: delivery.accountToken)
         var request = HTTPClientRequest(url: delivery.url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -110,7 +110,8 @@ public struct WebhookDeliveryWorker: PollingWorker {
 
     /// The JSON body of `event`: `{"id", "type", "environment", "app", "account": {"id", "email"},
     /// "occurredAt", "data"}`, keys sorted, dates RFC 3339; `data` holds only the fields that apply.
-    public static func body(_ event: CommerceEvent, email: String) -> [UInt8] {
+    /// With `accountToken` (a developer organisation's catalog) the account is `{"token"}` alone.
+    public static func body(_ event: CommerceEvent, email: String, accountToken: UUID? = nil) -> [UInt8] {
         var data: [String: Any] = [:]
         if let value = event.productId { data["productId"] = value }
         if let value = event.entitlementId { data["entitlementId"] = value }
@@ -121,7 +122,9 @@ public struct WebhookDeliveryWorker: PollingWorker {
         if let value = event.expiresAt { data["expiresAt"] = RFC3339.format(value) }
         let object: [String: Any] = [
             "id": event.id.uuidString.lowercased(), "type": event.type.rawValue, "environment": event.environment.rawValue,
-            "app": event.app, "account": ["id": event.accountId.uuidString.lowercased(), "email": email],
+            "app": event.app,
+            "account": accountToken.map { ["token": $0.uuidString.lowercased()] }
+                ?? ["id": event.accountId.uuidString.lowercased(), "email": email],
             "occurredAt": RFC3339.format(event.occurredAt), "data": data,
         ]
         let encoded = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)

@@ -37,6 +37,10 @@ public struct WebhookDelivery: Sendable, Equatable {
 public struct ClaimedWebhookDelivery: Sendable {
     public var event: CommerceEvent
     public var email: String
+    /// Set when the event's catalog belongs to a developer organisation: its endpoints learn the
+    /// buyer only by their account token in that app, never by Souk account id or email
+    /// (docs/developers.md, "Webhooks").
+    public var accountToken: UUID?
     public var endpointId: UUID
     public var url: String
     public var secret: String
@@ -169,16 +173,19 @@ public struct WebhookStore: Sendable {
                 RETURNING window_start
                 """).first() != nil else { continue }
             guard let row = try await database.sql.raw("""
-                SELECT \(unsafeRaw: CommerceEventStore.columns("e")), a.email, w.url, w.secret, d.window_start
+                SELECT \(unsafeRaw: CommerceEventStore.columns("e")), a.email, w.url, w.secret, d.window_start, c.developer_id
                 FROM webhook_deliveries d JOIN commerce_events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                JOIN accounts a ON a.id = e.account_id
+                JOIN accounts a ON a.id = e.account_id LEFT JOIN commerce_apps c ON c.app = e.app
                 WHERE d.event_id = \(bind: eventId) AND d.endpoint_id = \(bind: endpointId)
                 """).first() else { continue }
             guard let event = try CommerceEventStore.decode(row) else {
                 throw WebhookStoreError("Event \(eventId) has a type, source or environment this version of Souk does not know.")
             }
+            let developerOwned = try row.decode(column: "developer_id", as: String?.self) != nil
+            let accountToken = developerOwned
+                ? try await AccountTokenStore(database: database, now: { at }).token(account: event.accountId, app: event.app) : nil
             return ClaimedWebhookDelivery(
-                event: event, email: try row.decode(column: "email", as: String.self), endpointId: endpointId,
+                event: event, email: try row.decode(column: "email", as: String.self), accountToken: accountToken, endpointId: endpointId,
                 url: try row.decode(column: "url", as: String.self), secret: try row.decode(column: "secret", as: String.self),
                 attempt: attempts + 1,
                 deadline: try row.decode(column: "window_start", as: Date.self).addingTimeInterval(retryWindow))

@@ -123,22 +123,18 @@ extension DeveloperConsoleController {
         guard let file = form.files["package"]?.first else {
             return try await appDetailPage(session: session, app: app, notice: nil, error: "Choose a package (.zip) to upload.", status: .badRequest)
         }
-        let outcome: ImportDeveloperPackage.Outcome
+        let upload: PackageUpload
         do {
-            outcome = try await ImportDeveloperPackage(services: services)(actor: session.actor, appleItemId: app.appleItemId,
-                                                                           packageAt: file.path, filename: file.filename)
-        } catch let error as PackageError {
-            // The temporary file's path means nothing to the developer: name their file instead.
-            let location = error.location == file.path ? file.filename : error.location
+            upload = try await services.operations.uploadPackage(actor: session.actor, appleItemId: app.appleItemId, appleVersionId: nil,
+                                                                 at: file.path)
+        } catch DeveloperOperationError.invalid(let field, let problem) {
+            // "package" is the uploaded file as a whole: name it as the developer called it.
+            let location = field == "package" ? file.filename : field
             return try await appDetailPage(session: session, app: app, notice: nil,
-                                           error: "Package rejected: \(location): \(error.problem)", status: .unprocessableContent)
+                                           error: "Package rejected: \(location): \(problem)", status: .unprocessableContent)
         }
-        switch outcome {
-        case .imported(let version, _):
-            return WebController<Context>.seeOther("/developer/apps/\(app.appleItemId)?imported=\(version)")
-        case .alreadyImported:
-            return WebController<Context>.seeOther("/developer/apps/\(app.appleItemId)?done=already")
-        }
+        guard upload.imported else { return WebController<Context>.seeOther("/developer/apps/\(app.appleItemId)?done=already") }
+        return WebController<Context>.seeOther("/developer/apps/\(app.appleItemId)?imported=\(upload.version.appleVersionId)")
     }
 
     @Sendable func withdrawVersion(_ request: Request, context: Context) async throws -> Response {
