@@ -9,7 +9,12 @@
 #
 #   scripts/bench-updates.sh                       # SQLite and PostgreSQL, 100 and 100,000 apps
 #   BACKENDS=sqlite SIZES=100000 DURATION=5 scripts/bench-updates.sh
+#   SOUK_BIN=.build/release/souk KEEP_DBS=1 BACKENDS=postgres SIZES="100 1000000" scripts/bench-updates.sh
 #
+# SOUK_BIN names a built binary (otherwise a release build is made first). KEEP_DBS=1 keeps each
+# PostgreSQL database (souk_bench_updates_SIZE) and seeds it only when it does not yet hold SIZE
+# bench apps, so a 1,000,000-app catalog is seeded once (a copy of another seeded database will do:
+# CREATE DATABASE souk_bench_updates_1000000 TEMPLATE souk_compact_1m).
 # PostgreSQL: uses SOUK_TEST_POSTGRES_URL, or starts the throwaway cluster of scripts/postgres.sh.
 # Needs wrk and nginx (apt-get install wrk nginx-light). Numbers in docs/benchmarks.md.
 set -euo pipefail
@@ -20,7 +25,9 @@ CONNECTIONS="${CONNECTIONS:-64}"
 SIZES="${SIZES:-100 100000}"
 BACKENDS="${BACKENDS:-sqlite postgres}"
 require_load_tools
-SOUK=$(release_souk 2>/dev/null) || { echo "release build failed: swift build -c release --product souk" >&2; exit 1; }
+if [ -n "${SOUK_BIN:-}" ]; then SOUK="$SOUK_BIN"; else
+  SOUK=$(release_souk 2>/dev/null) || { echo "release build failed: swift build -c release --product souk" >&2; exit 1; }
+fi
 WORK=$(mktemp -d /tmp/souk-bench-updates.XXXXXX)
 chmod 755 "$WORK"
 PIDS=()
@@ -113,15 +120,18 @@ for backend in $BACKENDS; do
   for size in $SIZES; do
     export SOUK_DATA_DIR="$WORK/data-$backend-$size"
     unset SOUK_DATABASE_URL
+    SEED=1
     if [ "$backend" = postgres ]; then
-      db="souk_bench_$$_$size"
-      DATABASES+=("$db")
-      psql "$SOUK_TEST_POSTGRES_URL" -qc "CREATE DATABASE $db" >/dev/null
+      if [ "${KEEP_DBS:-}" = 1 ]; then db="souk_bench_updates_$size"; else db="souk_bench_$$_$size"; DATABASES+=("$db"); fi
       SOUK_DATABASE_URL=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$SOUK_TEST_POSTGRES_URL" "$db")
       export SOUK_DATABASE_URL
+      psql "$SOUK_DATABASE_URL" -qAtc "SELECT 1" >/dev/null 2>&1 || psql "$SOUK_TEST_POSTGRES_URL" -qc "CREATE DATABASE $db" >/dev/null
       "$SOUK" migrate >/dev/null
+      HAVE=$(psql "$SOUK_DATABASE_URL" -qAtc "SELECT count(*) FROM apps WHERE apple_item_id >= 7000000000")
+      if [ "$HAVE" = "$size" ]; then SEED=0
+      elif [ "$HAVE" != 0 ]; then echo "database $db holds $HAVE bench apps, not $size" >&2; exit 1; fi
     fi
-    "$SOUK" bench seed-catalog --apps "$size" >/dev/null
+    [ "$SEED" = 0 ] || "$SOUK" bench seed-catalog --apps "$size" >/dev/null
     PORT=$(free_port)
     "$SOUK" serve --port "$PORT" >"$WORK/serve-$backend-$size.log" 2>&1 &
     SERVER=$!
