@@ -54,6 +54,12 @@ public struct CatalogStore: Sendable {
             .all()
     }
 
+    /// Every version of an app, withdrawn, in review or rejected too, newest release first: what the
+    /// app's developer sees of it.
+    public func allVersions(of app: AppModel) async throws -> [AppVersionModel] {
+        try await AppVersionModel.query(on: database.db).filter(\.$app.$id == app.requireID()).sort(\.$releaseDate, .descending).all()
+    }
+
     /// One version of an app, withdrawn or not.
     public func version(appleItemId: UInt64, appleVersionId: UInt64) async throws -> AppVersionModel {
         let app = try await app(appleItemId: appleItemId)

@@ -46,7 +46,7 @@ extension DeveloperConsoleController {
 
     func appDetailPage(session: DeveloperSession, app: AppModel, notice: String?, error: String?, status: HTTPResponse.Status) async throws -> Response {
         let format = WebController<Context>.format
-        let versions = try await services.catalog.versions(of: app).sorted { $0.releaseDate > $1.releaseDate }
+        let versions = try await services.catalog.allVersions(of: app)
         let media = app.media ?? AppMedia()
         func thumbnail(_ image: AppMedia.Image, alt: String) -> [String: String] {
             let small = image.variants.first { $0.width >= 120 } ?? image.variants.last
