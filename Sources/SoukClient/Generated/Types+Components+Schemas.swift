@@ -42,6 +42,10 @@ extension Components {
             internal var checkout: Components.Schemas.ProblemCheckout?
             /// - Remark: Generated from `#/components/schemas/Problem/minimumOS`.
             internal var minimumOS: Components.Schemas.ProblemMinimumOS?
+            /// The field, JSON path or package file at fault: present on the developer API's `422` and `400` answers.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/field`.
+            internal var field: Swift.String?
             /// Creates a new `Problem`.
             ///
             /// - Parameters:
@@ -55,6 +59,7 @@ extension Components {
             ///   - accountURL: The account page, where the person sees what they hold: present on checkout's `409` (`already-owned`).
             ///   - checkout:
             ///   - minimumOS:
+            ///   - field: The field, JSON path or package file at fault: present on the developer API's `422` and `400` answers.
             internal init(
                 _type: Swift.String,
                 title: Swift.String,
@@ -65,7 +70,8 @@ extension Components {
                 purchaseURL: Swift.String? = nil,
                 accountURL: Swift.String? = nil,
                 checkout: Components.Schemas.ProblemCheckout? = nil,
-                minimumOS: Components.Schemas.ProblemMinimumOS? = nil
+                minimumOS: Components.Schemas.ProblemMinimumOS? = nil,
+                field: Swift.String? = nil
             ) {
                 self._type = _type
                 self.title = title
@@ -77,6 +83,7 @@ extension Components {
                 self.accountURL = accountURL
                 self.checkout = checkout
                 self.minimumOS = minimumOS
+                self.field = field
             }
             internal enum CodingKeys: String, CodingKey {
                 case _type = "type"
@@ -89,6 +96,7 @@ extension Components {
                 case accountURL
                 case checkout
                 case minimumOS
+                case field
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -132,6 +140,10 @@ extension Components {
                     Components.Schemas.ProblemMinimumOS.self,
                     forKey: .minimumOS
                 )
+                self.field = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .field
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "type",
                     "title",
@@ -142,7 +154,8 @@ extension Components {
                     "purchaseURL",
                     "accountURL",
                     "checkout",
-                    "minimumOS"
+                    "minimumOS",
+                    "field"
                 ])
             }
         }
