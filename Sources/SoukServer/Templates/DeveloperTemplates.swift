@@ -200,7 +200,7 @@ enum DeveloperTemplates {
             <p>Keys of {{developerName}} for the developer API; a key does only what its scopes allow.</p>
             {{^keys}}<p class="muted">No keys yet.</p>{{/keys}}
             {{#has-keys}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">API keys, newest first</caption>
-            <thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Ends in</th><th scope="col">Made</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead><tbody>{{/has-keys}}
+            <thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Ends with</th><th scope="col">Made</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead><tbody>{{/has-keys}}
             {{#keys}}<tr><td>{{name}}</td><td>{{scopes}}</td><td><code>…{{hint}}</code></td><td>{{created}}</td><td>{{lastUsed}}</td>
             <td>{{#live}}<form method="post" action="/developer/keys/{{id}}/revoke" class="inline">
             <input type="hidden" name="csrf_token" value="{{csrfToken}}">
