@@ -131,6 +131,9 @@ class Handler(BaseHTTPRequestHandler):
     def route(self, method):
         url = urllib.parse.urlsplit(self.path)
         path = urllib.parse.unquote(url.path)
+        # Path parameters are split before they are decoded, as a web server does: an escaped "/"
+        # (%2F) stays inside its segment.
+        segments = [urllib.parse.unquote(part) for part in url.path.split("/")]
         body = self.body()
         if path.startswith("/_control/"):
             return self.control(method, path[len("/_control/"):], body)
@@ -145,9 +148,9 @@ class Handler(BaseHTTPRequestHandler):
         if store == "google":
             return self.google(method, path, body, urllib.parse.parse_qs(url.query))
         if store == "amazon":
-            return self.amazon(path)
+            return self.amazon(segments)
         if store == "roku":
-            return self.roku(path)
+            return self.roku(segments)
         if store == "sns":
             return self.sns(path, dict(urllib.parse.parse_qsl(url.query)))
         self.answer(404, {"error": "no such path"})
@@ -311,8 +314,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # MARK: Amazon
 
-    def amazon(self, path):
-        parts = path.split("/")
+    def amazon(self, parts):
         sandbox = parts[1] == "sandbox"
         if sandbox:
             parts = parts[1:]
@@ -330,8 +332,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # MARK: Roku
 
-    def roku(self, path):
-        parts = path.split("/")
+    def roku(self, parts):
         key, transaction_id = parts[-2], parts[-1]
         # Roku's JSON form: "status" is a number (0 success, 1 failure), "errorMessage" is "" on
         # success, and the original transaction id is spelt "OriginalTransactionId".

@@ -94,7 +94,14 @@ public struct GoogleVoidedPurchasesPoller: Sendable {
                 logger.warning("voided purchases got no answer; read again at the next run",
                                metadata: ["app": "\(app)", "error": "\(String(reflecting: error))"])
             }
-            if let lease { try? await lease.release(job, holder: holder) }
+            if let lease {
+                do {
+                    try await lease.release(job, holder: holder)
+                } catch {
+                    // The lease runs out by itself (ten minutes); until then other processes skip this app.
+                    logger.warning("voided purchases: the listing's lease could not be released", metadata: ["app": "\(app)", "error": "\(String(reflecting: error))"])
+                }
+            }
         }
         return summary
     }

@@ -33,9 +33,10 @@ extension StorePushController {
                 ?? PurchaseClaim(store: .roku, app: app, storeProductId: "", transactionId: push.transactionId, receipt: "")
             verdict = try await Self.within(rokuDeadline) { try await roku.verifier.verify(claim) }
         } catch {
-            context.logger.warning("Roku notification not acknowledged: validate-transaction gave no answer in time",
-                                   metadata: metadata.merging(["error": "\(error)"]) { $1 })
-            throw Problem(.serviceUnavailable, "Roku did not confirm the transaction in time; Roku sends the notification again.", retryAfter: 60)
+            // No verdict (an outage, a refused partner API key, the deadline): Roku sends the push again.
+            let reason = error is DeadlinePassed ? "validate-transaction gave no answer in time" : "validate-transaction failed"
+            context.logger.warning("Roku notification not acknowledged: \(reason)", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+            throw Problem(.serviceUnavailable, "Roku could not confirm the transaction now; Roku sends the notification again.", retryAfter: 60)
         }
         guard case .verified(let purchase) = verdict, purchase.transactionId == push.transactionId,
               try await roku.belongs(purchase, app: app) else {
