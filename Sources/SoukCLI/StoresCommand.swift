@@ -6,6 +6,7 @@ struct StoresCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stores",
         abstract: "The stores' side of in-app purchases: settings, status, notifications received.",
-        subcommands: [StoresSetCommand.self, StoresStatusCommand.self, StoresNotificationsCommand.self, StoresReconcileCommand.self]
+        subcommands: [StoresSetCommand.self, StoresStatusCommand.self, StoresNotificationsCommand.self, StoresReconcileCommand.self,
+                      StoresCredentialsCommand.self]
     )
 }

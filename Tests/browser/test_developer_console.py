@@ -3,15 +3,17 @@
 with developer@souk.example as its owner, app 6446000888 and the in-app catalog
 SOUK_BROWSER_DEVELOPER_APP. The developer turns two-factor sign-in on, signs in again with the
 password and a recovery code, edits the app's text, uploads a version that waits in review, applies
-a catalog edit after reviewing its diff, opens its grants and purchases, and makes an API key. Every page passes Browsers.check."""
+a catalog edit after reviewing its diff, opens its grants and purchases, seals a store credential, and makes an API key. Every page passes Browsers.check."""
 
 import os
 import re
+import tempfile
 import time
 import urllib.parse
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 from conftest import Server
 from souk_browser import wait_for
@@ -104,6 +106,21 @@ def test_a_developer_signs_in_with_two_factor_uploads_a_version_into_review_and_
     driver.get(f"{developer.base}/developer/catalog/{app}/purchases")
     assert "No purchases yet." in driver.page_source
     browsers.check(driver, "purchases")
+
+    # A store credential, uploaded and sealed: the page shows its hint, never the secret.
+    roku_key = "ROKU-BROWSER-PARTNER-KEY-7f3a9c"
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as key_file:
+        key_file.write(roku_key)
+    driver.get(f"{developer.base}/developer/catalog/{app}/credentials")
+    browsers.check(driver, "credentials")
+    Select(driver.find_element(By.ID, "credential-kind")).select_by_value("roku/partner-api-key")
+    driver.find_element(By.ID, "credential-file").send_keys(key_file.name)
+    submit(driver, "Seal and save")
+    wait_for(lambda: "done=set" in driver.current_url, "the credential sealed")
+    assert driver.find_element(By.CSS_SELECTOR, ".credential-hint").text == "ends with " + roku_key[-4:]
+    assert roku_key not in driver.page_source
+    browsers.check(driver, "credential-set")
+    os.unlink(key_file.name)
 
     # An API key, shown once.
     driver.get(f"{developer.base}/developer/keys")

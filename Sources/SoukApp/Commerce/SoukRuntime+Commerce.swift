@@ -17,12 +17,14 @@ extension SoukRuntime {
     public var accountTokens: AccountTokenStore { AccountTokenStore(database: database) }
 
     /// Each app's store settings as its catalog holds them (every process sees `souk stores set`
-    /// within the catalog refresh interval); nil for an app without a catalog.
+    /// within the catalog refresh interval), with its sealed credentials read and opened at each
+    /// call (`SealedStoreSettings`); nil for an app without a catalog.
     public var storeSettings: StoreSettingsProvider {
         let catalogs = commerceCatalogs
+        let sealed = SealedStoreSettings(database: database, keysDir: config.keysDir)
         return { app in
             guard let state = try await catalogs.state(app: app) else { return nil }
-            return state.catalog.stores ?? CommerceStoreSettings()
+            return try await sealed.apply(to: state.catalog.stores ?? CommerceStoreSettings(), app: app)
         }
     }
 

@@ -47,6 +47,8 @@ public enum AuditAction: String, Sendable, CaseIterable, Hashable {
     case purchaseRefund = "purchase.refund"
     case subscriptionsExtend = "subscriptions.extend"
     case subscriptionsExtendMass = "subscriptions.extend_mass"
+    case storeCredentialSet = "store.credential-set"
+    case storeCredentialRemove = "store.credential-remove"
 
     // Developer organisations.
     case developerCreate = "developer.create"

@@ -109,7 +109,8 @@ extension CatalogFile {
             switch reference {
             case .path(let file): [JSONMember(base + "Path", .string(file))]
             case .env(let name): [JSONMember(base + "Env", .string(name))]
-            case nil: []
+            // A sealed credential lives in the database, never in the file.
+            case .sealed, nil: []
             }
         }
         func text(_ key: String, _ value: String?) -> [JSONMember] { value.map { [JSONMember(key, .string($0))] } ?? [] }

@@ -1,10 +1,12 @@
 import Foundation
 
 /// Where a store secret is read from: a file (`…Path` in the catalog file) or an environment
-/// variable (`…Env`). The reference is stored and shown; the secret itself never is.
+/// variable (`…Env`), or a credential uploaded and sealed in the database (`sealed`, opened when
+/// the settings are read for a store call). The reference is stored and shown; the secret never is.
 public enum SecretReference: Sendable, Hashable, Codable {
     case path(String)
     case env(String)
+    case sealed(SealedSecret)
 
     /// The secret, read now (a rotated file or variable is picked up without a restart).
     /// A file's trailing newline is dropped.
@@ -22,14 +24,18 @@ public enum SecretReference: Sendable, Hashable, Codable {
                 throw StoreSettingsError("the environment variable \(name) is not set")
             }
             return secret
+        case .sealed(let sealed):
+            return try sealed.open()
         }
     }
 
-    /// How the reference reads in output: `file /path` or `env NAME` (never the secret).
+    /// How the reference reads in output: `file /path`, `env NAME` or `sealed credential HINT`
+    /// (never the secret).
     public var description: String {
         switch self {
         case .path(let path): "file \(path)"
         case .env(let name): "env \(name)"
+        case .sealed(let sealed): sealed.description
         }
     }
 }

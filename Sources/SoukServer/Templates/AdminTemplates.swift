@@ -328,7 +328,7 @@ enum AdminTemplates {
             {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
             <p>Revision {{revision}}.{{#retired}} Retired (off sale, ids never reused): {{retired}}.{{/retired}}</p>
-            <p><a href="{{extensionsHref}}">App Store renewal-date extensions</a></p>
+            <p><a href="{{extensionsHref}}">App Store renewal-date extensions</a> · <a href="{{credentialsHref}}">Store credentials</a></p>
             <h2>Products</h2>
             {{^products}}<p class="muted">No product on sale.</p>{{/products}}
             {{#has-products}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Products on sale, in catalog order</caption>

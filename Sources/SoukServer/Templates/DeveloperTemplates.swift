@@ -98,7 +98,7 @@ enum DeveloperTemplates {
             {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
             <p>Revision {{revision}}.{{#retired}} Retired (off sale, ids never reused): {{retired}}.{{/retired}}</p>
-            <ul class="chips"><li><a href="{{grantsHref}}">Promotional grants</a></li><li><a href="{{purchasesHref}}">Purchases</a></li></ul>
+            <ul class="chips"><li><a href="{{grantsHref}}">Promotional grants</a></li><li><a href="{{purchasesHref}}">Purchases</a></li><li><a href="{{credentialsHref}}">Store credentials</a></li></ul>
             <h2>Products</h2>
             {{^products}}<p class="muted">No product on sale.</p>{{/products}}
             {{#has-products}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Products on sale, in catalog order</caption>

@@ -64,7 +64,7 @@ extension AdminController {
             },
             "entitlements": state.catalog.entitlements.map { ["id": $0.id] },
             "retired": state.retired.map(\.id).joined(separator: ", "),
-            "action": "/admin/catalog/\(Self.pathComponent(app))/review", "extensionsHref": Self.extensionsPath(app),
+            "action": "/admin/catalog/\(Self.pathComponent(app))/review", "extensionsHref": Self.extensionsPath(app), "credentialsHref": Self.credentialsPath(app),
         ]
         values["notice"] = notice
         values["error"] = error

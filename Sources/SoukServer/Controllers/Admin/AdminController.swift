@@ -65,6 +65,7 @@ struct AdminController<Context: RequestContext> {
         addClientRoutes(to: router)
         addReviewRoutes(to: router)
         addPayoutRoutes(to: router)
+        addCredentialRoutes(to: router)
     }
 
     /// The dashboard: what the marketplace holds now (as of at most a minute ago) and the last 30 days.

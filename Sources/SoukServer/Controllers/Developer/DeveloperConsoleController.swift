@@ -16,6 +16,8 @@ struct DeveloperConsoleController<Context: RequestContext> {
     let totp: TOTPStore
     let marketplaceName: @Sendable () async throws -> String
     let requiresTwoFactor: Bool
+    /// Where the sealing key of store credentials is.
+    let keysDir: String
 
     init(runtime: SoukRuntime, sessions: WebSessionStore, pages: Pages, now: @escaping @Sendable () -> Date) {
         services = DeveloperServices(runtime: runtime, now: now)
@@ -25,6 +27,7 @@ struct DeveloperConsoleController<Context: RequestContext> {
         let catalog = runtime.catalog, keys = runtime.keys
         marketplaceName = { try await catalog.marketplaceName(keys: keys) }
         requiresTwoFactor = runtime.config.consoleRequiresTwoFactor
+        keysDir = runtime.config.keysDir
     }
 
     var gate: DeveloperConsoleGate {
@@ -40,6 +43,7 @@ struct DeveloperConsoleController<Context: RequestContext> {
         addCatalogRoutes(to: router)
         addKeyRoutes(to: router)
         addCommerceRoutes(to: router)
+        addCredentialRoutes(to: router)
     }
 
     /// `/developer`: the organisation's apps and in-app catalogs.
