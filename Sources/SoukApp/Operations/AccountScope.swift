@@ -35,6 +35,25 @@ package struct AccountScope: Sendable {
         throw PeopleOperationError.refused(reason)
     }
 
+    /// Returns when `actor` may take `action` on every account of `app` at once (the mass
+    /// renewal-date extension): a staff member needs the role `StaffScope` asks of the same action on
+    /// one person; the machine's operator may. Otherwise audits a staff member's refusal (target
+    /// `app:<app>`) and throws `PeopleOperationError.refused`.
+    package func check(_ action: StaffScope.Action, actor: SoukActor, app: String) async throws {
+        let reason: String
+        switch actor {
+        case .cli, .system: return
+        case .staff(_, _, let role):
+            guard role < action.minimumRole else { return }
+            reason = "Only an operator may do this; your role is \(role.rawValue)."
+            try await audit.record(actor: actor, action: .consoleRefused, target: "app:\(app)",
+                                   after: ["action": action.rawValue, "reason": reason])
+        case .developerMember, .developerKey:
+            reason = "Only the marketplace's staff act on accounts."
+        }
+        throw PeopleOperationError.refused(reason)
+    }
+
     /// Returns when the actor may set roles and two-factor sign-in: only the machine's operator
     /// (a `souk` command on the server) or Souk itself; the console offers neither.
     package func checkMachineOperator(_ actor: SoukActor) throws {

@@ -24,11 +24,11 @@ extension AdminController {
     /// extension: the role that `StaffScope` asks of the same action on one person); otherwise
     /// audits the refusal (target `app:<app>`) and throws 403.
     func authorize(_ action: StaffScope.Action, session: ConsoleSession, app: String) async throws {
-        guard session.role < action.minimumRole else { return }
-        let reason = "Only an operator may do this; your role is \(session.role.rawValue)."
-        try await audit.record(actor: session.actor, action: .consoleRefused, target: "app:\(app)",
-                               after: ["action": action.rawValue, "reason": reason])
-        throw Problem(.forbidden, reason)
+        do {
+            try await peopleOperations.scope.check(action, actor: Self.staffActor(session), app: app)
+        } catch PeopleOperationError.refused(let reason) {
+            throw Problem(.forbidden, reason)
+        }
     }
 
     /// Whether the session may take `action` on `person` (the person's page shows only those forms).
