@@ -28,16 +28,11 @@ struct AccountsCommand: AsyncParsableCommand {
             let password = try password ?? promptPassword()
             let hash = try PasswordHashing.hash(password)
             try await withRuntime(settings) { runtime in
-                let account = try await runtime.catalog.createAccount(email: email, passwordHash: hash)
-                if sandbox || role != .customer {
-                    account.sandbox = sandbox
-                    account.role = role
-                    try await account.save(on: runtime.database.db)
+                let account = try await PeopleOperationError.failing {
+                    try await PeopleOperations(runtime: runtime).create(actor: .currentCLIUser, email: email, passwordHash: hash,
+                                                                        role: role, sandbox: sandbox)
                 }
-                try await AuditLog(database: runtime.database).record(
-                    actor: AuditLog.cliActor, action: .accountCreate, target: "account:\(try account.requireID().uuidString.lowercased())",
-                    after: ["email": account.email, "role": role.rawValue, "sandbox": String(sandbox)])
-                print("Created \(sandbox ? "sandbox account" : "account") \(account.email) (\(account.id?.uuidString ?? "?"))"
+                print("Created \(sandbox ? "sandbox account" : "account") \(account.email) (\(account.id.uuidString))"
                     + (role == .customer ? "" : " with role \(role.rawValue)"))
             }
         }
@@ -49,7 +44,7 @@ struct AccountsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withRuntime(settings) { runtime in
-                let accounts = try await runtime.catalog.accounts()
+                let accounts = try await PeopleDirectory(database: runtime.database).accounts()
                 print(Table(["EMAIL", "STATUS", "PURCHASES", "CREATED"], accounts.map {
                     [$0.email, $0.disabled ? "disabled" : "active", $0.sandbox ? "sandbox" : "production", $0.createdAt.map(Table.date) ?? "-"]
                 }).render())
@@ -69,13 +64,10 @@ extension AccountsCommand {
         func run() async throws {
             let hash = try PasswordHashing.hash(try password ?? promptPassword())
             try await withRuntime(settings) { runtime in
-                let account = try await runtime.catalog.requireAccount(email: email)
-                account.passwordHash = hash
-                try await account.save(on: runtime.database.db)
-                try await runtime.tokens.revokeAll(accountID: try account.requireID())
-                try await WebSessionStore(database: runtime.database).deleteAll(accountID: try account.requireID())
-                // A reset link made in the console would otherwise replace this password later.
-                try await PasswordResetLinks(database: runtime.database).cancel(account: try account.requireID())
+                let account = try await PeopleDirectory(database: runtime.database).requireAccount(email: email)
+                try await PeopleOperationError.failing {
+                    try await PeopleOperations(runtime: runtime).setPassword(hash: hash, actor: .currentCLIUser, person: account)
+                }
                 print("New password set for \(account.email); its devices must sign in again")
             }
         }
@@ -105,12 +97,9 @@ extension AccountsCommand {
 /// Disables an account (revoking every token and web session it has) or enables it again.
 private func setDisabled(_ disabled: Bool, email: String, settings: SettingsOptions) async throws {
     try await withRuntime(settings) { runtime in
-        let account = try await runtime.catalog.requireAccount(email: email)
-        account.disabled = disabled
-        try await account.save(on: runtime.database.db)
-        if disabled {
-            try await runtime.tokens.revokeAll(accountID: try account.requireID())
-            try await WebSessionStore(database: runtime.database).deleteAll(accountID: try account.requireID())
+        let account = try await PeopleDirectory(database: runtime.database).requireAccount(email: email)
+        try await PeopleOperationError.failing {
+            try await PeopleOperations(runtime: runtime).setDisabled(disabled, actor: .currentCLIUser, person: account)
         }
         print(disabled ? "Disabled \(account.email) and signed it out everywhere" : "Enabled \(account.email)")
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoukApp
 import SoukCore
 import SoukStore
 
@@ -16,15 +17,14 @@ extension AccountsCommand {
 
         func run() async throws {
             try await withRuntime(settings) { runtime in
-                let account = try await runtime.catalog.requireAccount(email: email)
-                let id = try account.requireID()
-                guard let before = try await PeopleDirectory(database: runtime.database).setRole(role, account: id) else {
+                let account = try await PeopleDirectory(database: runtime.database).requireAccount(email: email)
+                let changed = try await PeopleOperationError.failing {
+                    try await PeopleOperations(runtime: runtime).setRole(role, actor: .currentCLIUser, person: account)
+                }
+                guard let before = changed else {
                     print("\(account.email) already has the role \(role.rawValue)")
                     return
                 }
-                try await AuditLog(database: runtime.database).record(
-                    actor: AuditLog.cliActor, action: .accountSetRole, target: "account:\(id.uuidString.lowercased())",
-                    before: ["email": account.email, "role": before.rawValue], after: ["email": account.email, "role": role.rawValue])
                 print("\(account.email) is now \(role.rawValue) (was \(before.rawValue))")
             }
         }
@@ -43,17 +43,14 @@ extension AccountsCommand {
 
             func run() async throws {
                 try await withRuntime(settings) { runtime in
-                    let account = try await runtime.catalog.requireAccount(email: email)
-                    let id = try account.requireID()
-                    let store = TOTPStore(database: runtime.database, keysDir: runtime.config.keysDir)
-                    guard try await store.reset(account: id) else {
+                    let account = try await PeopleDirectory(database: runtime.database).requireAccount(email: email)
+                    let wasOn = try await PeopleOperationError.failing {
+                        try await PeopleOperations(runtime: runtime).resetTOTP(actor: .currentCLIUser, person: account)
+                    }
+                    guard wasOn else {
                         print("\(account.email) has no two-factor sign-in")
                         return
                     }
-                    try await AuditLog(database: runtime.database).record(
-                        actor: AuditLog.cliActor, action: .accountTOTPReset, target: "account:\(id.uuidString.lowercased())",
-                        before: ["email": account.email, "totp": account.totpEnabled ? "on" : "enrolling"],
-                        after: ["email": account.email, "totp": "off"])
                     print("Two-factor sign-in is off for \(account.email)")
                 }
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoukApp
 import SoukCore
 import SoukStore
 
@@ -20,10 +21,10 @@ struct EntitlementsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withRuntime(settings) { runtime in
-                let model = try await runtime.catalog.requireAccount(email: account)
-                let accountId = try model.requireID()
+                let person = try await PeopleDirectory(database: runtime.database).requireAccount(email: account)
+                let accountId = person.id
                 let catalog = try await runtime.commerceCatalogs.state(app: app)
-                let environments = EntitlementEngine.environments(accountIsSandbox: model.sandbox,
+                let environments = EntitlementEngine.environments(accountIsSandbox: person.sandbox,
                                                                   allowSandbox: catalog?.catalog.allowSandbox ?? false)
                 let records = try await runtime.purchases.grantedRecords(account: accountId, app: app)
                 let snapshot = EntitlementEngine.evaluate(records, catalog: catalog, environments: environments, at: Date())
@@ -73,20 +74,11 @@ extension EntitlementsCommand {
         func run() async throws {
             let end = until.flatMap(RFC3339.parse)
             try await withRuntime(settings) { runtime in
-                let accountId = try await runtime.catalog.requireAccount(email: account).requireID()
-                guard let catalog = try await runtime.commerceCatalogs.state(app: app) else {
-                    throw CommandFailure("\(app) has no in-app catalog; apply one with `souk catalog apply` first")
+                let person = try await PeopleDirectory(database: runtime.database).requireAccount(email: account)
+                let grant = try await PeopleOperationError.failing {
+                    try await PeopleOperations(runtime: runtime).grant(actor: .currentCLIUser, to: person, .init(
+                        app: app, entitlement: entitlement, until: end, reason: reason))
                 }
-                let grant: EntitlementGrant
-                do {
-                    grant = try await EntitlementGrantStore(purchases: runtime.purchases)
-                        .grant(account: accountId, catalog: catalog.catalog, entitlement: entitlement, until: end, reason: reason)
-                } catch let error as EntitlementGrantError {
-                    throw CommandFailure(error.description)
-                }
-                try await AuditLog(database: runtime.database).record(
-                    actor: AuditLog.cliActor, action: .entitlementGrant, target: "account:\(accountId.uuidString.lowercased())",
-                    after: grant.auditFields)
                 print("Granted \(entitlement) to \(account) in \(app) (\(grant.environment.rawValue)) until "
                     + "\(grant.expiresAt.map(Table.date) ?? "revoked"); grant \(grant.id.uuidString.lowercased())")
             }
@@ -116,24 +108,23 @@ extension EntitlementsCommand {
 
         func run() async throws {
             try await withRuntime(settings) { runtime in
-                let grants = EntitlementGrantStore(purchases: runtime.purchases)
+                let operations = PeopleOperations(runtime: runtime)
                 if let id, let grantId = UUID(uuidString: id) {
-                    let before = try await grants.grant(grantId)
-                    guard let grant = try await grants.revoke(grantId), let before else { throw CommandFailure("no grant with id \(id)") }
-                    if before.revokedAt == nil {
-                        try await EntitlementsCommand.auditRevoke(before: before, after: grant, database: runtime.database)
+                    let grant: EntitlementGrant
+                    do {
+                        grant = try await operations.revokeGrant(actor: .currentCLIUser, id: grantId)
+                    } catch PeopleOperationError.noSuchGrant {
+                        throw CommandFailure("no grant with id \(id)")
+                    } catch let error as PeopleOperationError {
+                        throw error.commandFailure
                     }
                     print("Revoked grant \(id) (\(grant.entitlementId) in \(grant.app)) at \(grant.revokedAt.map(Table.date) ?? "-")")
                     return
                 }
                 guard let account, let app, let entitlement else { return }
-                let accountId = try await runtime.catalog.requireAccount(email: account).requireID()
-                let open = try await grants.list(account: accountId, app: app).filter { $0.revokedAt == nil }
-                let revoked = try await grants.revoke(account: accountId, app: app, entitlement: entitlement)
-                for after in revoked {
-                    if let before = open.first(where: { $0.id == after.id }) {
-                        try await EntitlementsCommand.auditRevoke(before: before, after: after, database: runtime.database)
-                    }
+                let person = try await PeopleDirectory(database: runtime.database).requireAccount(email: account)
+                let revoked = try await PeopleOperationError.failing {
+                    try await operations.revokeGrants(actor: .currentCLIUser, of: person, app: app, entitlement: entitlement)
                 }
                 guard !revoked.isEmpty else {
                     throw CommandFailure("\(account) has no unrevoked grant of \(entitlement) in \(app)")
@@ -158,21 +149,16 @@ extension EntitlementsCommand {
         func run() async throws {
             try await withRuntime(settings) { runtime in
                 var accountId: UUID?
-                if let account { accountId = try await runtime.catalog.requireAccount(email: account).requireID() }
+                let people = PeopleDirectory(database: runtime.database)
+                if let account { accountId = try await people.requireAccount(email: account).id }
                 var emails: [UUID: String] = [:]
-                for model in try await runtime.catalog.accounts() { emails[try model.requireID()] = model.email }
+                for person in try await people.accounts() { emails[person.id] = person.email }
                 let list = try await EntitlementGrantStore(purchases: runtime.purchases).list(account: accountId, app: app)
                 print(EntitlementsCommand.grantsTable(list, emails: emails))
             }
         }
     }
 
-
-    static func auditRevoke(before: EntitlementGrant, after: EntitlementGrant, database: SoukDatabase) async throws {
-        try await AuditLog(database: database).record(
-            actor: AuditLog.cliActor, action: .entitlementRevoke, target: "account:\(after.accountId.uuidString.lowercased())",
-            before: before.auditFields, after: after.auditFields)
-    }
 
     /// The grants as a table, one line each.
     static func grantsTable(_ grants: [EntitlementGrant], emails: [UUID: String]) -> String {

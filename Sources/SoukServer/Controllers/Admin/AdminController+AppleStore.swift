@@ -23,7 +23,7 @@ extension AdminController {
         }
         do {
             let outcomes = try await runtime.appleOperations(verifiers: try runtime.storeVerifiers())
-                .extend(app: app, account: try account.requireID(), accountLabel: account.email, days: days, reason: reason, actor: session.actor)
+                .extend(app: app, account: account.id, accountLabel: account.email, days: days, reason: reason, actor: session.actor)
             let lines = outcomes.map { outcome in
                 switch outcome.result {
                 case .extended(let date): "\(outcome.productId) renews \(WebController<Context>.format(date))."

@@ -12,12 +12,12 @@ extension AdminController {
         let session = try await gate.session(request)
         let query = request.uri.queryParameters["q"].map(String.init) ?? ""
         let page = Self.page(request)
-        let found = try await PeopleDirectory(database: runtime.database).search(query, limit: Self.pageSize + 1,
-                                                                                 offset: ProductLists.offset(page: page, size: Self.pageSize))
+        let found = try await PeopleDirectory(database: runtime.database).searchRecords(query, limit: Self.pageSize + 1,
+                                                                                        offset: ProductLists.offset(page: page, size: Self.pageSize))
         return try await render("admin-people", session: session, title: "People", [
             "query": query,
-            "people": try found.prefix(Self.pageSize).map { account in
-                ["id": try account.requireID().uuidString.lowercased(), "email": account.email, "role": account.role.rawValue,
+            "people": found.prefix(Self.pageSize).map { account in
+                ["id": account.id.uuidString.lowercased(), "email": account.email, "role": account.role.rawValue,
                  "status": account.disabled ? "disabled" : "active", "created": account.createdAt.map(WebController<Context>.format) ?? "-"]
             },
             "none": found.isEmpty,
@@ -38,21 +38,21 @@ extension AdminController {
          "enabled": "Account enabled.", "signed-out": "Signed out everywhere: every browser and device must sign in again."]
     }
 
-    func requirePerson(_ context: Context) async throws -> AccountModel {
+    func requirePerson(_ context: Context) async throws -> AccountRecord {
         guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)),
-              let account = try await runtime.catalog.account(id: id) else {
+              let account = try await PeopleDirectory(database: runtime.database).account(id: id) else {
             throw Problem(.notFound, "No account has this id.")
         }
         return account
     }
 
     /// - Parameter resetLink: a reset link just made, shown this once.
-    func personPage(session: ConsoleSession, account: AccountModel, notice: String?, error: String?,
+    func personPage(session: ConsoleSession, account: AccountRecord, notice: String?, error: String?,
                     resetLink: (url: String, expires: String)? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
-        let id = try account.requireID()
+        let id = account.id
         let at = now()
         let csrf = session.csrfToken
-        let canRefund = try allows(.refund, session: session, on: account)
+        let canRefund = allows(.refund, session: session, on: account)
         let format = WebController<Context>.format
         let devices = try await runtime.tokens.devices(accountID: id).map { device in
             ["clientId": device.clientId, "signedIn": format(device.signedInAt), "lastUsed": device.lastUsedAt.map(format) ?? "never"]
@@ -85,7 +85,7 @@ extension AdminController {
             ["id": grant.id.uuidString.lowercased(), "app": grant.app, "entitlement": grant.entitlementId,
              "environment": grant.environment.rawValue, "starts": format(grant.startsAt), "until": grant.expiresAt.map(format) ?? "until revoked",
              "reason": grant.reason ?? "", "state": grant.revokedAt != nil ? "revoked" : grant.isActive(at: at) ? "active" : "ended",
-             "revocable": grant.revokedAt == nil && grant.isActive(at: at) && (try? allows(.revoke(app: grant.app), session: session, on: account)) == true,
+             "revocable": grant.revokedAt == nil && grant.isActive(at: at) && allows(.revoke(app: grant.app), session: session, on: account),
              "csrfToken": csrf, "person": id.uuidString.lowercased()]
         }
         let events = try await timeline(account: account)
@@ -97,12 +97,12 @@ extension AdminController {
             "devices": devices, "licenses": licenses, "purchases": purchases, "orders": orders, "plans": plans, "grants": grants,
             "timeline": events, "timelineCount": String(events.count),
             "apps": try await CommerceCatalogStore(database: runtime.database).apps()
-                .filter { (try? allows(.grant(app: $0), session: session, on: account)) == true }.map { ["app": $0] },
-            "canDisable": try allows(account.disabled ? .enable : .disable, session: session, on: account),
-            "canGrant": try allows(.grant, session: session, on: account),
-            "canReset": try allows(.resetPassword, session: session, on: account),
-            "canSignOut": try allows(.signOut, session: session, on: account),
-            "canExtend": try allows(.extendSubscriptions, session: session, on: account),
+                .filter { allows(.grant(app: $0), session: session, on: account) }.map { ["app": $0] },
+            "canDisable": allows(account.disabled ? .enable : .disable, session: session, on: account),
+            "canGrant": allows(.grant, session: session, on: account),
+            "canReset": allows(.resetPassword, session: session, on: account),
+            "canSignOut": allows(.signOut, session: session, on: account),
+            "canExtend": allows(.extendSubscriptions, session: session, on: account),
         ]
         values["notice"] = notice
         values["error"] = error
@@ -115,55 +115,37 @@ extension AdminController {
     @Sendable func grant(_ request: Request, context: Context) async throws -> Response {
         let (session, form) = try await gate.form(request, context: context)
         let account = try await requirePerson(context)
-        let id = try account.requireID()
         let app = (form["app"] ?? "").trimmingCharacters(in: .whitespaces)
-        try await authorize(.grant(app: app), session: session, on: account)
         let entitlement = (form["entitlement"] ?? "").trimmingCharacters(in: .whitespaces)
         let reason = (form["reason"] ?? "").trimmingCharacters(in: .whitespaces)
         let untilText = (form["until"] ?? "").trimmingCharacters(in: .whitespaces)
-        func refuse(_ message: String) async throws -> Response {
-            try await personPage(session: session, account: account, notice: nil, error: message, status: .badRequest)
-        }
-        guard !reason.isEmpty else { return try await refuse("Say why the entitlement is granted.") }
-        var until: Date?
-        if !untilText.isEmpty {
-            guard let parsed = Self.parseUntil(untilText) else {
-                return try await refuse("Until must be an RFC 3339 date (2027-01-01) or date-time (2027-01-01T00:00:00Z).")
-            }
-            until = parsed
-        }
-        guard let catalog = try await runtime.commerceCatalogs.state(app: app) else {
-            return try await refuse("\(app.isEmpty ? "That app" : app) has no in-app catalog.")
-        }
-        let made: EntitlementGrant
+        let until = untilText.isEmpty ? nil : Self.parseUntil(untilText)
+        let inputError = reason.isEmpty ? "Say why the entitlement is granted."
+            : !untilText.isEmpty && until == nil ? "Until must be an RFC 3339 date (2027-01-01) or date-time (2027-01-01T00:00:00Z)." : nil
         do {
-            made = try await EntitlementGrantStore(purchases: runtime.purchases)
-                .grant(account: id, catalog: catalog.catalog, entitlement: entitlement, until: until, reason: reason)
-        } catch let error as EntitlementGrantError {
-            return try await refuse(error.description)
+            try await peopleOperations.grant(actor: Self.staffActor(session), to: account, .init(
+                app: app, entitlement: entitlement, until: until, reason: reason, inputError: inputError))
+        } catch let error as PeopleOperationError {
+            guard let message = Self.pageError(error) else { throw Self.problem(error) }
+            return try await personPage(session: session, account: account, notice: nil, error: message, status: .badRequest)
         }
-        try await audit.record(actor: session.actor, action: .entitlementGrant, target: "account:\(id.uuidString.lowercased())",
-                               after: made.auditFields)
-        return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=granted")
+        return WebController<Context>.seeOther("/admin/people/\(account.id.uuidString.lowercased())?done=granted")
     }
 
     /// Revokes one promotional grant of the person (a `marketplace` grant: operators only).
     @Sendable func revokeGrant(_ request: Request, context: Context) async throws -> Response {
         let (session, _) = try await gate.form(request, context: context)
         let account = try await requirePerson(context)
-        let id = try account.requireID()
-        try await authorize(.revoke, session: session, on: account)
-        let grants = EntitlementGrantStore(purchases: runtime.purchases)
-        guard let grantID = context.parameters.get("grant").flatMap(UUID.init(uuidString:)),
-              let before = try await grants.grant(grantID), before.accountId == id else {
+        guard let grantID = context.parameters.get("grant").flatMap(UUID.init(uuidString:)) else {
+            try await authorize(.revoke, session: session, on: account)
             throw Problem(.notFound, "This person has no such grant.")
         }
-        try await authorize(.revoke(app: before.app), session: session, on: account)
-        if let after = try await grants.revoke(grantID), before.revokedAt == nil, after.revokedAt != nil {
-            try await audit.record(actor: session.actor, action: .entitlementRevoke, target: "account:\(id.uuidString.lowercased())",
-                                   before: before.auditFields, after: after.auditFields)
+        do {
+            try await peopleOperations.revokeGrant(actor: Self.staffActor(session), id: grantID, of: account)
+        } catch let error as PeopleOperationError {
+            throw Self.problem(error)
         }
-        return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=revoked")
+        return WebController<Context>.seeOther("/admin/people/\(account.id.uuidString.lowercased())?done=revoked")
     }
 
     /// Disables the account (operators, on customer and support accounts): its tokens and web sessions end at once.
@@ -179,32 +161,24 @@ extension AdminController {
     private func setDisabled(_ disabled: Bool, _ request: Request, context: Context) async throws -> Response {
         let (session, _) = try await gate.form(request, context: context)
         let account = try await requirePerson(context)
-        let id = try account.requireID()
-        try await authorize(disabled ? .disable : .enable, session: session, on: account)
-        if try await PeopleDirectory(database: runtime.database).setDisabled(disabled, account: id) {
-            if disabled {
-                try await runtime.tokens.revokeAll(accountID: id)
-                try await sessions.deleteAll(accountID: id)
-            }
-            try await audit.record(actor: session.actor, action: disabled ? .accountDisable : .accountEnable,
-                                   target: "account:\(id.uuidString.lowercased())",
-                                   before: ["email": account.email, "disabled": String(!disabled)],
-                                   after: ["email": account.email, "disabled": String(disabled)])
+        do {
+            try await peopleOperations.setDisabled(disabled, actor: Self.staffActor(session), person: account)
+        } catch let error as PeopleOperationError {
+            throw Self.problem(error)
         }
-        return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=\(disabled ? "disabled" : "enabled")")
+        return WebController<Context>.seeOther("/admin/people/\(account.id.uuidString.lowercased())?done=\(disabled ? "disabled" : "enabled")")
     }
 
     /// Ends every browser session and device token of the person at once.
     @Sendable func signOutPerson(_ request: Request, context: Context) async throws -> Response {
         let (session, _) = try await gate.form(request, context: context)
         let account = try await requirePerson(context)
-        let id = try account.requireID()
-        try await authorize(.signOut, session: session, on: account)
-        try await runtime.tokens.revokeAll(accountID: id)
-        try await sessions.deleteAll(accountID: id)
-        try await audit.record(actor: session.actor, action: .accountSignOut, target: "account:\(id.uuidString.lowercased())",
-                               before: ["email": account.email], after: ["email": account.email, "sessions": "signed out"])
-        return WebController<Context>.seeOther("/admin/people/\(id.uuidString.lowercased())?done=signed-out")
+        do {
+            try await peopleOperations.signOut(actor: Self.staffActor(session), person: account)
+        } catch let error as PeopleOperationError {
+            throw Self.problem(error)
+        }
+        return WebController<Context>.seeOther("/admin/people/\(account.id.uuidString.lowercased())?done=signed-out")
     }
 
     /// Makes a password reset link (`PasswordResetLinks`), shown once on the answer, where the person
@@ -213,18 +187,16 @@ extension AdminController {
     @Sendable func resetPassword(_ request: Request, context: Context) async throws -> Response {
         let (session, _) = try await gate.form(request, context: context)
         let account = try await requirePerson(context)
-        let id = try account.requireID()
-        try await authorize(.resetPassword, session: session, on: account)
-        let link = try await PasswordResetLinks(database: runtime.database, now: now).make(account: id)
-        try await runtime.tokens.revokeAll(accountID: id)
-        try await sessions.deleteAll(accountID: id)
-        let expires = WebController<Context>.format(link.expiresAt)
-        try await audit.record(actor: session.actor, action: .accountResetPassword, target: "account:\(id.uuidString.lowercased())",
-                               before: ["email": account.email],
-                               after: ["email": account.email, "password": "reset link until \(expires)", "sessions": "signed out"])
+        let link: PasswordResetLinks.Made
+        do {
+            link = try await peopleOperations.makeResetLink(actor: Self.staffActor(session), person: account)
+        } catch let error as PeopleOperationError {
+            throw Self.problem(error)
+        }
         return try await personPage(session: session, account: account,
                                     notice: "Reset link made. The account was signed out everywhere and its old password no longer works.",
-                                    error: nil, resetLink: (runtime.config.publicURL + PasswordResetController<Context>.path(token: link.token), expires))
+                                    error: nil, resetLink: (runtime.config.publicURL + PasswordResetController<Context>.path(token: link.token),
+                                                            WebController<Context>.format(link.expiresAt)))
     }
 
     /// An RFC 3339 date-time, or a date (midnight UTC).

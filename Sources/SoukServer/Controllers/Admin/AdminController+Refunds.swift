@@ -34,7 +34,7 @@ extension AdminController {
         func page(error: String?, notice: String?, status: HTTPResponse.Status) async throws -> Response {
             try await personPage(session: session, account: account, notice: notice, error: error, status: status)
         }
-        switch try await refunds.refund(paymentId, prorated: prorated, actor: session.actor, account: try account.requireID()) {
+        switch try await refunds.refund(paymentId, prorated: prorated, actor: session.actor, account: account.id) {
         case .success(.revoked(let payment, let method)):
             return try await page(error: nil, notice: "Refunded \(payment.productId) at Google Play (\(method)); Google confirms it, so access ended.",
                                   status: .ok)
@@ -56,7 +56,7 @@ extension AdminController {
         let (session, _) = try await gate.form(request, context: context)
         let account = try await requirePerson(context)
         try await authorize(.refund, session: session, on: account)
-        let accountID = try account.requireID()
+        let accountID = account.id
         let orders = MarketplaceOrderStore(database: runtime.database)
         // An order id selects only an order of this person.
         guard let orderId = context.parameters.get("order").flatMap(UUID.init(uuidString:)), let order = try await orders.order(orderId),
@@ -98,7 +98,7 @@ extension AdminController {
         let (session, _) = try await gate.form(request, context: context)
         let account = try await requirePerson(context)
         try await authorize(.refund, session: session, on: account)
-        let accountID = try account.requireID()
+        let accountID = account.id
         let plans = MarketplaceSubscriptionStore(purchases: runtime.purchases)
         // A plan id selects only a plan of this person.
         guard let planId = context.parameters.get("plan").flatMap(UUID.init(uuidString:)),

@@ -1,38 +1,38 @@
 import Foundation
 import Hummingbird
+import SoukApp
 import SoukCore
 import SoukStore
 
-/// Who the console may act on: every action on a person asks SoukCore's `StaffScope` here, before it
-/// changes anything. A refusal is written to the audit log (`console.refused`, with the action and
-/// the reason) and answered 403.
+/// Who the console may act on: every action on a person asks `AccountScope` (SoukApp, the one rule
+/// the operations apply) before it changes anything. A refusal is written to the audit log
+/// (`console.refused`, with the action and the reason) and answered 403.
 extension AdminController {
+    /// The operations on people, acting through this console's clock.
+    var peopleOperations: PeopleOperations { PeopleOperations(runtime: runtime, now: now) }
+
     /// Returns when the session may take `action` on `person`; otherwise audits the refusal and throws 403.
-    func authorize(_ action: StaffScope.Action, session: ConsoleSession, on person: AccountModel) async throws {
-        guard case .refused(let reason) = try verdict(action, session: session, on: person) else { return }
-        try await audit.record(actor: session.actor, action: .consoleRefused,
-                               target: "account:\(try person.requireID().uuidString.lowercased())",
-                               after: ["action": action.rawValue, "reason": reason])
-        throw Problem(.forbidden, reason)
+    func authorize(_ action: StaffScope.Action, session: ConsoleSession, on person: AccountRecord) async throws {
+        do {
+            try await peopleOperations.scope.check(action, actor: Self.staffActor(session), on: person)
+        } catch PeopleOperationError.refused(let reason) {
+            throw Problem(.forbidden, reason)
+        }
     }
 
     /// Returns when the session's role may take `action` on a whole app (the mass renewal-date
     /// extension: the role that `StaffScope` asks of the same action on one person); otherwise
     /// audits the refusal (target `app:<app>`) and throws 403.
     func authorize(_ action: StaffScope.Action, session: ConsoleSession, app: String) async throws {
-        guard session.role < action.minimumRole else { return }
-        let reason = "Only an operator may do this; your role is \(session.role.rawValue)."
-        try await audit.record(actor: session.actor, action: .consoleRefused, target: "app:\(app)",
-                               after: ["action": action.rawValue, "reason": reason])
-        throw Problem(.forbidden, reason)
+        do {
+            try await peopleOperations.scope.check(action, actor: Self.staffActor(session), app: app)
+        } catch PeopleOperationError.refused(let reason) {
+            throw Problem(.forbidden, reason)
+        }
     }
 
     /// Whether the session may take `action` on `person` (the person's page shows only those forms).
-    func allows(_ action: StaffScope.Action, session: ConsoleSession, on person: AccountModel) throws -> Bool {
-        try verdict(action, session: session, on: person).isAllowed
-    }
-
-    private func verdict(_ action: StaffScope.Action, session: ConsoleSession, on person: AccountModel) throws -> StaffScope.Verdict {
-        StaffScope.verdict(action, by: .init(id: session.accountID, role: session.role), on: .init(id: try person.requireID(), role: person.role))
+    func allows(_ action: StaffScope.Action, session: ConsoleSession, on person: AccountRecord) -> Bool {
+        AccountScope.verdict(action, actor: Self.staffActor(session), on: person).isAllowed
     }
 }

@@ -15,8 +15,8 @@ extension AdminController {
         var text: String
     }
 
-    func timeline(account: AccountModel) async throws -> [[String: String]] {
-        let id = try account.requireID()
+    func timeline(account: AccountRecord) async throws -> [[String: String]] {
+        let id = account.id
         let limit = Self.timelineLength
         var entries: [TimelineEntry] = []
         if let created = account.createdAt { entries.append(TimelineEntry(at: created, kind: "account", text: "Account created")) }
