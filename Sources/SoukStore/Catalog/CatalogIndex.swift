@@ -166,29 +166,8 @@ public final class CatalogIndex: Sendable {
         return ids
     }
 
-    /// Every app with its versions, read in pages of `loadPageSize` apps by Apple item id, so that
-    /// what a page's rows cost is freed before the next one is read.
-    private func loadAll() async throws -> PackedCatalogApps {
-        var packed = PackedCatalogApps()
-        var after: Int64?
-        while true {
-            var appQuery = database.sql.select().columns(Self.appColumns).from("apps")
-            if let after { appQuery = appQuery.where("apple_item_id", .greaterThan, after) }
-            let appRows = try await appQuery.orderBy("apple_item_id").limit(loadPageSize).all()
-            guard let first = appRows.first, let last = appRows.last else { return packed }
-            let (low, high) = (try first.decode(column: "apple_item_id", as: Int64.self), try last.decode(column: "apple_item_id", as: Int64.self))
-            let versionRows = try await database.sql.raw("""
-                SELECT \(unsafeRaw: Self.versionColumns) FROM app_versions v JOIN apps a ON a.id = v.app_id
-                WHERE v.review_state = \(bind: Self.released) AND a.apple_item_id >= \(bind: low) AND a.apple_item_id <= \(bind: high)
-                """).all()
-            for app in try Self.apps(appRows, versionRows) { packed[app.appleItemId] = app }
-            after = high
-            if appRows.count < loadPageSize { return packed }
-        }
-    }
-
     /// Only released versions are offered or kept: one in review or rejected is as if absent.
-    private static let released = VersionReviewState.released.rawValue
+    static let released = VersionReviewState.released.rawValue
     private static let appColumns = ["apple_item_id", "bundle_id", "access", "availability", "prices", "requires_entitlement"]
     private static let versionColumns = """
         a.apple_item_id AS apple_item_id, v.apple_version_id AS apple_version_id, v.bundle_version AS bundle_version,
@@ -197,7 +176,7 @@ public final class CatalogIndex: Sendable {
         """
 
     /// Just the apps `ids` with their versions (those absent were deleted), in two queries.
-    private func load(only ids: Set<UInt64>) async throws -> [UInt64: CatalogApp] {
+    func load(only ids: Set<UInt64>) async throws -> [UInt64: CatalogApp] {
         if ids.isEmpty { return [:] }
         let stored = ids.map(AppleIDColumn.store)
         let appRows = try await database.sql.select().columns(Self.appColumns).from("apps").where("apple_item_id", .in, stored).all()

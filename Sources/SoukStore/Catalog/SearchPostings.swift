@@ -26,13 +26,11 @@ struct SearchPostings: Sendable {
 
     var needsRebuild: Bool { extraCount > rebuildAfter }
 
-    mutating func add(_ words: [[String]], slot: Int32) {
-        for (tier, list) in words.enumerated() {
-            for word in list {
-                extra[word, default: []].append(UInt32(slot) << 2 | UInt32(tier))
-                extraCount += 1
-            }
-        }
+    /// Adds `slot`'s entry for `word` in `tier` (0 name, 1 developer or subtitle, 2 description).
+    /// A slot's words are added tier by tier, so a word met again in the same tier of the same slot
+    /// finds its entry last in the word's list, and is added once.
+    mutating func add(_ word: String, slot: Int32, tier: Int) {
+        if extra[word, default: []].appendUnlessLast(UInt32(slot) << 2 | UInt32(tier)) { extraCount += 1 }
     }
 
     mutating func removeSlot(_ slot: Int32) {
@@ -71,26 +69,47 @@ struct SearchPostings: Sendable {
             let list = entries[Int(entryStart[index])..<Int(entryStart[index + 1])]
             merged[word, default: []].insert(contentsOf: list, at: 0)
         }
-        wordBytes = []
-        entries = []
-        let words = merged.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        // Sorted by UTF-8 bytes: by the first eight bytes as one integer (words hold no zero byte,
+        // so a shorter word's padding sorts first), then by all of them.
+        var words = merged.map { (prefix: Self.prefix($0.key), word: $0.key, list: $0.value) }
+        merged = [:]
+        words.sort { $0.prefix != $1.prefix ? $0.prefix < $1.prefix : $0.word.utf8.lexicographicallyPrecedes($1.word.utf8) }
+        var wordBytes: [UInt8] = []
+        var entries: [UInt32] = []
         var wordStart: [UInt32] = [0]
         var entryStart: [UInt32] = [0]
+        entries.reserveCapacity(words.reduce(0) { $0 + $1.list.count })
         wordStart.reserveCapacity(words.count + 1)
         entryStart.reserveCapacity(words.count + 1)
-        for word in words {
-            let live = merged[word, default: []].filter { !stale.contains(Int32($0 >> 2)) }
+        self.wordBytes = []
+        self.entries = []
+        for (_, word, list) in words {
+            let live = stale.isEmpty ? list : list.filter { !stale.contains(Int32($0 >> 2)) }
             guard !live.isEmpty else { continue }
             wordBytes.append(contentsOf: word.utf8)
             entries.append(contentsOf: live)
             wordStart.append(UInt32(wordBytes.count))
             entryStart.append(UInt32(entries.count))
         }
+        self.wordBytes = wordBytes
+        self.entries = entries
         self.wordStart = wordStart
         self.entryStart = entryStart
         let freed = Array(stale)
         stale = []
         return freed
+    }
+
+    /// The first eight UTF-8 bytes of `word`, big-endian, zero-padded: one integer comparison
+    /// orders two words by their bytes unless these are equal.
+    static func prefix(_ word: String) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 56
+        for byte in word.utf8.prefix(8) {
+            value |= UInt64(byte) << shift
+            shift &-= 8
+        }
+        return value
     }
 
     // MARK: Base arrays
@@ -140,5 +159,15 @@ struct SearchPostings: Sendable {
 
     private func hasPrefix(_ index: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
         wordBytes[Int(wordStart[index])..<Int(wordStart[index + 1])].starts(with: key)
+    }
+}
+
+extension Array where Element == UInt32 {
+    /// Appends `entry` unless it is already the last element; true when appended.
+    @discardableResult
+    mutating func appendUnlessLast(_ entry: UInt32) -> Bool {
+        if last == entry { return false }
+        append(entry)
+        return true
     }
 }

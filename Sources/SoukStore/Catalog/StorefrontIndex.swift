@@ -102,7 +102,7 @@ public struct StorefrontCatalog: Sendable {
             if records.slotOf[app.appleItemId] != nil { continue }
             let slot = Int32(records.slotCount)
             records.write(app, slot: slot)
-            postings.add(Self.indexWords(app), slot: slot)
+            Self.index(app, slot: slot, into: &postings)
             if app.featuredOrder != nil { featuredIds.insert(app.appleItemId) }
         }
     }
@@ -110,15 +110,22 @@ public struct StorefrontCatalog: Sendable {
     /// Sorts the lists and packs the search index after `add`.
     mutating func finish() {
         _ = postings.rebuild()
-        let slots = Array(records.slotOf.values)
         let records = self.records
-        byName = slots.sorted { records.nameLess($0, $1) }.map { records.id(atSlot: $0) }
-        newest = slots.sorted { records.newerLess($0, $1) }.map { records.id(atSlot: $0) }
+        // Sorted once by name; the other lists follow from that order (`newerLess` ties go by name).
+        let byNameSlots = records.slotsByName()
+        rankAt = [Int32](repeating: Int32.max, count: records.slotCount)
+        for (position, slot) in byNameSlots.enumerated() { rankAt[Int(slot)] = Int32(position) }
+        byName = byNameSlots.map(records.id(atSlot:))
+        let rankAt = self.rankAt
+        let releases = records.releases()
+        newest = byNameSlots.sorted { a, b in
+            let (left, right) = (releases[Int(a)], releases[Int(b)])
+            return left != right ? left > right : rankAt[Int(a)] < rankAt[Int(b)]
+        }.map(records.id(atSlot:))
         byCategory = [:]
-        for id in byName {
-            if let slot = records.slotOf[id], let category = records.category(atSlot: slot) { byCategory[category, default: []].append(id) }
+        for slot in byNameSlots {
+            if let category = records.category(atSlot: slot) { byCategory[category, default: []].append(records.id(atSlot: slot)) }
         }
-        rank()
     }
 
     /// The featured apps, by `featuredOrder` then name.
@@ -202,39 +209,57 @@ public struct StorefrontCatalog: Sendable {
     /// The folded words of `text` (letters and digits; everything else separates).
     public static func words(_ text: String) -> [String] {
         var words: [String] = []
-        if text.utf8.allSatisfy({ $0 < 0x80 }) {
-            var current: [UInt8] = []
-            for byte in text.utf8 {
-                switch byte {
-                case 0x30...0x39, 0x61...0x7A: current.append(byte)
-                case 0x41...0x5A: current.append(byte + 0x20)
-                default:
-                    if !current.isEmpty { words.append(String(decoding: current, as: UTF8.self)); current.removeAll(keepingCapacity: true) }
+        forEachWord(text) { words.append($0) }
+        return words
+    }
+
+    /// Calls `body` with each folded word of `text`, in order (`words`). ASCII text is folded
+    /// byte by byte into one buffer, without an array of words.
+    static func forEachWord(_ text: String, _ body: (String) -> Void) {
+        var text = text
+        let ascii = text.withUTF8 { utf8 -> Bool in
+            guard utf8.allSatisfy({ $0 < 0x80 }) else { return false }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, utf8.count)) { buffer in
+                var length = 0
+                for byte in utf8 {
+                    switch byte {
+                    case 0x30...0x39, 0x61...0x7A:
+                        buffer[length] = byte
+                        length += 1
+                    case 0x41...0x5A:
+                        buffer[length] = byte + 0x20
+                        length += 1
+                    default:
+                        guard length > 0 else { continue }
+                        body(String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<length]), as: UTF8.self))
+                        length = 0
+                    }
                 }
+                if length > 0 { body(String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<length]), as: UTF8.self)) }
             }
-            if !current.isEmpty { words.append(String(decoding: current, as: UTF8.self)) }
-            return words
+            return true
         }
+        guard !ascii else { return }
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).lowercased()
         var current = String.UnicodeScalarView()
         for scalar in folded.unicodeScalars {
             if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
                 current.append(scalar)
             } else if !current.isEmpty {
-                words.append(String(current))
+                body(String(current))
                 current = String.UnicodeScalarView()
             }
         }
-        if !current.isEmpty { words.append(String(current)) }
-        return words
+        if !current.isEmpty { body(String(current)) }
     }
 
-    static func indexWords(_ app: StorefrontApp) -> [[String]] {
-        func unique(_ texts: String...) -> [String] {
-            var seen = Set<String>()
-            return texts.flatMap(words).filter { seen.insert($0).inserted }
-        }
-        return [unique(app.name), unique(app.developer, app.subtitle), unique(app.description)]
+    /// Indexes `app`'s words: its name's (tier 0: the words of its folded name), its developer's
+    /// and subtitle's (1) and its description's (2), each word once per tier.
+    static func index(_ app: StorefrontApp, slot: Int32, into postings: inout SearchPostings) {
+        for word in app.sortKey.split(separator: " ") { postings.add(String(word), slot: slot, tier: 0) }
+        forEachWord(app.developer) { postings.add($0, slot: slot, tier: 1) }
+        forEachWord(app.subtitle) { postings.add($0, slot: slot, tier: 1) }
+        forEachWord(app.description) { postings.add($0, slot: slot, tier: 2) }
     }
 
     // MARK: Maintenance
@@ -261,7 +286,7 @@ public struct StorefrontCatalog: Sendable {
         let id = app.appleItemId
         let slot = freeSlots.popLast() ?? Int32(records.slotCount)
         records.write(app, slot: slot)
-        postings.add(Self.indexWords(app), slot: slot)
+        Self.index(app, slot: slot, into: &postings)
         let records = self.records
         func less(_ a: UInt64, _ b: UInt64) -> Bool {
             guard let left = records.slotOf[a], let right = records.slotOf[b] else { return a < b }
@@ -416,35 +441,11 @@ public final class StorefrontIndex: Sendable {
         }
     }
 
-    /// Every available app, read in pages of `loadPageSize` apps by Apple item id, so
-    /// that what a page's rows cost is freed before the next one is read.
-    private func loadAll() async throws -> StorefrontCatalog {
-        var catalog = StorefrontCatalog()
-        var after: Int64?
-        while true {
-            var appQuery = database.sql.select().columns(Self.appColumns).from("apps")
-                .where("availability", .equal, Availability.available.rawValue)
-            if let after { appQuery = appQuery.where("apple_item_id", .greaterThan, after) }
-            let appRows = try await appQuery.orderBy("apple_item_id").limit(loadPageSize).all()
-            guard let first = appRows.first, let last = appRows.last else { break }
-            let (low, high) = (try first.decode(column: "apple_item_id", as: Int64.self), try last.decode(column: "apple_item_id", as: Int64.self))
-            let versionRows = try await database.sql.raw("""
-                SELECT a.apple_item_id AS apple_item_id, v.release_date AS release_date FROM app_versions v JOIN apps a ON a.id = v.app_id
-                WHERE v.withdrawn_at IS NULL AND v.review_state = \(bind: VersionReviewState.released.rawValue) AND a.apple_item_id >= \(bind: low) AND a.apple_item_id <= \(bind: high)
-                """).all()
-            catalog.add(try Self.apps(appRows, versionRows))
-            after = high
-            if appRows.count < loadPageSize { break }
-        }
-        catalog.finish()
-        return catalog
-    }
-
     private static let appColumns = ["apple_item_id", "name", "subtitle", "description", "developer_name", "icon_sha256", "prices",
                                      "requires_entitlement", "category", "featured_order", "media"]
 
     /// The available apps among `ids` with their latest release, in two queries.
-    private func load(only ids: Set<UInt64>) async throws -> [UInt64: StorefrontApp] {
+    func load(only ids: Set<UInt64>) async throws -> [UInt64: StorefrontApp] {
         if ids.isEmpty { return [:] }
         let stored = ids.map(AppleIDColumn.store)
         let appRows = try await database.sql.select().columns(Self.appColumns).from("apps")

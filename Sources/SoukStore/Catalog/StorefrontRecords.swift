@@ -147,15 +147,70 @@ struct StorefrontRecords: Sendable {
     }
 
     func category(atSlot slot: Int32) -> String? {
-        app(atSlot: slot).category
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = PackedReader(bytes: buffer, at: offsetAt[Int(slot)] + 16)
+            for _ in 0..<4 { reader.skipString() }
+            return reader.optionalString()
+        }
+    }
+
+    /// Every app's slot in `nameLess` order, each slot's folded name located once (not per
+    /// comparison) and compared by its first eight bytes as one integer when both are ASCII.
+    func slotsByName() -> [Int32] {
+        var slots = Array(slotOf.values)
+        bytes.withUnsafeBufferPointer { buffer in
+            var keys = [NameKey](repeating: NameKey(), count: slotCount)
+            for slot in slots {
+                var reader = PackedReader(bytes: buffer, at: offsetAt[Int(slot)])
+                let id = reader.uint64()
+                reader.at += 8
+                let key = reader.stringBytes()
+                var prefix: UInt64 = 0
+                for (index, byte) in key.prefix(8).enumerated() { prefix |= UInt64(byte) << UInt64(56 - 8 * index) }
+                keys[Int(slot)] = NameKey(id: id, start: key.baseAddress.map { $0 - buffer.baseAddress! } ?? 0, count: key.count,
+                                          ascii: key.allSatisfy { $0 < 0x80 }, prefix: prefix)
+            }
+            slots.sort { a, b in
+                let (left, right) = (keys[Int(a)], keys[Int(b)])
+                let leftKey = UnsafeBufferPointer(rebasing: buffer[left.start..<(left.start + left.count)])
+                let rightKey = UnsafeBufferPointer(rebasing: buffer[right.start..<(right.start + right.count)])
+                let order: Int
+                if left.ascii && right.ascii {
+                    // ASCII keys hold no zero byte: a shorter key's padding sorts first, as `compare` does.
+                    if left.prefix != right.prefix { return left.prefix < right.prefix }
+                    order = Self.compareBytes(leftKey, rightKey)
+                } else {
+                    order = Self.compare(leftKey, rightKey)
+                }
+                return order != 0 ? order < 0 : left.id < right.id
+            }
+        }
+        return slots
+    }
+
+    /// A slot's folded name as `slotsByName` compares it.
+    private struct NameKey {
+        var id: UInt64 = 0
+        var start = 0
+        var count = 0
+        var ascii = true
+        var prefix: UInt64 = 0
+    }
+
+    /// Every slot's latest release as `newerLess` compares it (free slots: any value).
+    func releases() -> [Double] {
+        (0..<slotCount).map { offsetAt[$0] < 0 ? 0 : release(atSlot: Int32($0)) }
     }
 
     static func compare(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Int {
-        if left.allSatisfy({ $0 < 0x80 }) && right.allSatisfy({ $0 < 0x80 }) {
-            for (l, r) in zip(left, right) where l != r { return l < r ? -1 : 1 }
-            return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
-        }
+        if left.allSatisfy({ $0 < 0x80 }) && right.allSatisfy({ $0 < 0x80 }) { return compareBytes(left, right) }
         let (l, r) = (String(decoding: left, as: UTF8.self), String(decoding: right, as: UTF8.self))
         return l == r ? 0 : (l < r ? -1 : 1)
+    }
+
+    /// Byte order (shorter first when one is the other's prefix).
+    static func compareBytes(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Int {
+        for (l, r) in zip(left, right) where l != r { return l < r ? -1 : 1 }
+        return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
     }
 }

@@ -1,0 +1,122 @@
+import FluentPostgresDriver
+import FluentSQLiteDriver
+import Foundation
+import NIOCore
+
+/// The rows of the in-memory indexes' full loads, read by position in each driver's own types.
+///
+/// Reading through SQLKit (`row.decode(column:as:)`) costs a `Decodable` round trip per cell — a
+/// coding path, a decoder, a lookup of the column's name — which was most of the time a full load
+/// took (docs/benchmarks.md, "Start-up to ready"). On PostgreSQL the rows are decoded as typed
+/// tuples (`PostgresRow.decode((Int64, String, …).self)`), streamed from one connection; on SQLite
+/// each row's values are taken by index. A query names its columns in the order the row type reads
+/// them, and its parameters as `$1`, `$2` … (rewritten to `?1`, `?2` for SQLite).
+struct IndexRows: Sendable {
+    /// A query parameter.
+    enum Bind: Sendable {
+        case int64(Int64)
+        case text(String)
+    }
+
+    private enum Backend: Sendable {
+        case postgres(PostgresConnection, Logger)
+        case sqlite(any SQLiteDatabase)
+    }
+
+    private let backend: Backend
+
+    /// Runs `body` with one connection of `database` (PostgreSQL) or its pool (SQLite), through
+    /// which it reads its queries' rows.
+    static func session<Result: Sendable>(_ database: SoukDatabase,
+                                          _ body: @escaping @Sendable (IndexRows) async throws -> Result) async throws -> Result {
+        let db = database.db
+        if database.location.isPostgres {
+            guard let postgres = db as? any PostgresDatabase else {
+                throw CatalogError.invalid("the PostgreSQL driver gave no PostgreSQL connection")
+            }
+            let logger = database.logger
+            return try await postgres.withConnection { connection in
+                connection.eventLoop.makeFutureWithTask { try await body(IndexRows(backend: .postgres(connection, logger))) }
+            }.get()
+        }
+        guard let sqlite = db as? any SQLiteDatabase else {
+            throw CatalogError.invalid("the SQLite driver gave no SQLite connection")
+        }
+        return try await body(IndexRows(backend: .sqlite(sqlite)))
+    }
+
+    /// The rows of `sql`, each decoded by `postgres` or `sqlite` (whichever database this is).
+    func rows<Row>(_ sql: String, _ binds: [Bind], postgres: (PostgresRow) throws -> Row,
+                   sqlite: (SQLiteCells) throws -> Row) async throws -> [Row] {
+        switch backend {
+        case .postgres(let connection, let logger):
+            var bindings = PostgresBindings(capacity: binds.count)
+            for bind in binds {
+                switch bind {
+                case .int64(let value): bindings.append(value)
+                case .text(let value): bindings.append(value)
+                }
+            }
+            var rows: [Row] = []
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
+                rows.append(try postgres(row))
+            }
+            return rows
+        case .sqlite(let database):
+            let data = binds.map { bind -> SQLiteData in
+                switch bind {
+                case .int64(let value): return .integer(Int(value))
+                case .text(let value): return .text(value)
+                }
+            }
+            // `$n` is a named parameter to SQLite; `?n` the n-th.
+            return try await database.query(sql.replacingOccurrences(of: "$", with: "?"), data).map { try sqlite(SQLiteCells($0)) }
+        }
+    }
+}
+
+/// One SQLite row's values by position (`SQLiteRow.columns` builds its array once).
+struct SQLiteCells {
+    let values: [SQLiteData]
+
+    init(_ row: SQLiteRow) {
+        values = row.columns.map(\.data)
+    }
+
+    func isNull(_ index: Int) -> Bool {
+        values[index] == .null
+    }
+
+    func int64(_ index: Int) throws -> Int64 {
+        switch values[index] {
+        case .integer(let value): return Int64(value)
+        case .float(let value): return Int64(value)
+        case .text(let text): if let value = Int64(text) { return value }
+        default: break
+        }
+        throw CatalogError.invalid("column \(index) is not an integer: \(values[index])")
+    }
+
+    func optionalInt64(_ index: Int) throws -> Int64? {
+        isNull(index) ? nil : try int64(index)
+    }
+
+    func string(_ index: Int) throws -> String {
+        switch values[index] {
+        case .text(let text): return text
+        case .blob(let bytes): return String(buffer: bytes)
+        case .integer(let value): return String(value)
+        case .float(let value): return String(value)
+        case .null: throw CatalogError.invalid("column \(index) is NULL")
+        }
+    }
+
+    func optionalString(_ index: Int) throws -> String? {
+        isNull(index) ? nil : try string(index)
+    }
+
+    func date(_ index: Int) throws -> Date {
+        guard let date = Date(sqliteData: values[index]) else { throw CatalogError.invalid("column \(index) is not a date: \(values[index])") }
+        return date
+    }
+}
