@@ -37,6 +37,7 @@ extension DeveloperConsoleController {
             "retired": state.retired.map(\.id).joined(separator: ", "),
             "action": Self.catalogPath(app) + "/review",
             "grantsHref": Self.catalogPath(app) + "/grants", "purchasesHref": Self.catalogPath(app) + "/purchases",
+            "webhooksHref": Self.catalogPath(app) + "/webhooks",
         ]
         values["notice"] = notice
         values["error"] = error

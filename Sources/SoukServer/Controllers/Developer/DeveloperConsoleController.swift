@@ -40,6 +40,9 @@ struct DeveloperConsoleController<Context: RequestContext> {
         addCatalogRoutes(to: router)
         addKeyRoutes(to: router)
         addCommerceRoutes(to: router)
+        addWebhookRoutes(to: router)
+        addStatementRoutes(to: router)
+        addSalesRoutes(to: router)
     }
 
     /// `/developer`: the organisation's apps and in-app catalogs.
