@@ -138,11 +138,24 @@ import SoukApp
             }
             for catalog in [Self.rivalCatalog, "com.nobody.app"] {
                 #expect(try await Self.get(client, "/developer/catalog/\(catalog)", session: dev).status == .notFound)
-                for action in ["review", "apply"] {
-                    #expect(try await Self.post(client, "/developer/catalog/\(catalog)/\(action)", session: dev, ["catalog": "{}"], csrf: token).status
+                for action in ["review", "apply", "webhooks"] {
+                    #expect(try await Self.post(client, "/developer/catalog/\(catalog)/\(action)", session: dev,
+                                                ["catalog": "{}", "url": "https://taken.example.com/"], csrf: token).status
                             == .notFound, "\(catalog) \(action)")
                 }
+                for page in ["webhooks", "grants", "purchases"] {
+                    #expect(try await Self.get(client, "/developer/catalog/\(catalog)/\(page)", session: dev).status == .notFound, "\(catalog) \(page)")
+                }
             }
+            let rivalHook = try await WebhookStore(database: runtime.database).add(app: Self.rivalCatalog, url: "https://rival.example.com/hook",
+                                                                                   secret: "rival-secret-0123456789")
+            #expect(try await Self.post(client, "/developer/webhooks/\(rivalHook.id.uuidString.lowercased())/delete", session: dev, csrf: token).status
+                    == .notFound)
+            #expect(try await Self.post(client, "/developer/webhooks/\(UUID().uuidString.lowercased())/delete", session: dev, csrf: token).status
+                    == .notFound)
+            // The statements and sales pages have no organisation id: they show only the member's own.
+            let sales = String(buffer: try await Self.get(client, "/developer/sales", session: dev).body)
+            #expect(!sales.contains("com.rival") && !sales.contains(String(Self.rivalApp)))
             #expect(try await Self.post(client, "/developer/keys/\(rivalKey.id.uuidString.lowercased())/revoke", session: dev, csrf: token).status
                     == .notFound)
             // The owner of the other organisation reaches its own; nothing of it changed or was recorded.
@@ -150,6 +163,7 @@ import SoukApp
             #expect(try await Self.get(client, "/developer/apps/\(Self.acmeApp)", session: riva).status == .notFound)
             #expect(try await runtime.catalog.app(appleItemId: Self.rivalApp).subtitle.isEmpty)
             #expect(try await DeveloperDirectory(database: runtime.database).key(rivalKey.id)?.revokedAt == nil)
+            #expect(try await WebhookStore(database: runtime.database).endpoints(app: Self.rivalCatalog).map(\.id) == [rivalHook.id])
             #expect(try await AuditLog(database: runtime.database).list().isEmpty)
         }
     }

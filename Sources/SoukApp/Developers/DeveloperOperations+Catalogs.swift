@@ -5,26 +5,16 @@ import SoukStore
 extension DeveloperOperations {
     /// The in-app catalog of `app` as held now, if it is the actor's.
     public func catalog(actor: SoukActor, app: String) async throws -> CommerceCatalogState {
-        try await ownedCatalog(app, actor: actor, scope: nil)
+        try await ownership.catalog(app, for: actor)
     }
 
     /// Applies a catalog file to `app` (or with `dryRun` only says what would change) through the
     /// same path as `souk catalog apply` and the console (`CommerceCatalogCache.apply`, its audit
     /// entry). A developer may apply a catalog that is theirs, or create one for the bundle id of one
-    /// of their own marketplace apps, which then is theirs; any other app is not found.
+    /// of their own marketplace apps, which then is theirs: the catalog and its owner are written in
+    /// one transaction, so a failure leaves neither. Any other app is not found.
     public func applyCatalog(actor: SoukActor, app: String, file: [UInt8], dryRun: Bool) async throws -> CatalogApplyReport {
-        try authorize(actor, .catalogWrite)
-        let current = try await catalogs.state(app: app)
-        var creates = false
-        if let developer = actor.developerID {
-            let notFound = DeveloperOperationError.notFound("No in-app catalog \(app) is yours.")
-            if current != nil {
-                guard try await directory.owner(catalog: app) == developer else { throw notFound }
-            } else {
-                guard try await directory.bundleIds(of: developer).contains(app) else { throw notFound }
-                creates = true
-            }
-        }
+        let current = try await ownership.catalogToApply(app, for: actor)
         let catalog: CommerceCatalog
         do {
             catalog = try CatalogFile.parse(file)
@@ -36,11 +26,14 @@ extension DeveloperOperations {
         }
         let report: CatalogApplyReport
         do {
-            report = try await catalogs.apply(catalog, dryRun: dryRun)
+            report = try await catalogs.apply(catalog, dryRun: dryRun, owner: actor.developerID)
         } catch let error as CatalogFileError {
             throw DeveloperOperationError.invalid(field: error.path.isEmpty ? "$" : error.path, error.message)
+        } catch is CatalogOwnedByAnother {
+            // Another organisation took the catalog between the check above and the apply.
+            throw DeveloperOwnership.noCatalog
         }
-        if creates, report.applied, let developer = actor.developerID, try await directory.claimCatalog(app: app, developer: developer) {
+        if report.claimed, let developer = actor.developerID {
             try await audit.record(actor: actor.auditName, action: .catalogSetDeveloper, target: "catalog:\(app)",
                                    before: ["developer": ""], after: ["developer": developer])
         }

@@ -14,7 +14,7 @@ extension DeveloperOperations {
     /// `souk entitlements grant` (`EntitlementGrantStore`). Without `reason` the grant says who made it.
     public func grant(actor: SoukActor, app: String, accountToken: String, entitlement: String, until: Date?,
                       reason: String? = nil) async throws -> DeveloperGrant {
-        let state = try await ownedCatalog(app, actor: actor, scope: .grantsWrite)
+        let state = try await ownership.catalog(app, for: actor, scope: .grantsWrite)
         guard let account = try await AccountTokenStore(database: database).account(token: accountToken, app: app) else {
             throw DeveloperOperationError.invalid(field: "accountToken", "is not the account token of a person in \(app)")
         }
@@ -39,12 +39,14 @@ extension DeveloperOperations {
 
     /// Ends a promotional grant of one of the organisation's catalogs now; revoking it again changes nothing.
     public func revokeGrant(actor: SoukActor, id: UUID) async throws {
-        try authorize(actor, .grantsWrite)
+        try DeveloperOwnership.authorize(actor, .grantsWrite)
         let grants = EntitlementGrantStore(purchases: purchases)
         let notFound = DeveloperOperationError.notFound("No grant \(id.uuidString.lowercased()) is yours.")
         guard let before = try await grants.grant(id) else { throw notFound }
-        if let developer = actor.developerID {
-            guard try await directory.owner(catalog: before.app) == developer else { throw notFound }
+        do {
+            try await ownership.reach(catalog: before.app, for: actor)
+        } catch DeveloperOperationError.notFound {
+            throw notFound
         }
         if let after = try await grants.revoke(id), before.revokedAt == nil, after.revokedAt != nil {
             try await audit.record(actor: actor.auditName, action: .entitlementRevoke, target: "account:\(before.accountId.uuidString.lowercased())",

@@ -17,7 +17,7 @@ extension DeveloperOperations {
     /// same package again answers the same and changes nothing.
     /// Without `appleVersionId` (the console's upload on an app's page) the manifest names the version.
     public func uploadPackage(actor: SoukActor, appleItemId: UInt64, appleVersionId: UInt64?, at path: String) async throws -> PackageUpload {
-        try await ownedApp(appleItemId, actor: actor, scope: .packagesWrite)
+        try await ownership.reach(appleItemId: appleItemId, for: actor, scope: .packagesWrite)
         let reviewState: VersionReviewState = actor.developerID != nil && reviewNewVersions ? .inReview : .released
         let outcome: PackageImporter.Outcome
         do {
@@ -43,14 +43,14 @@ extension DeveloperOperations {
 
     /// The organisation's marketplace apps (with version counts) and its in-app catalogs.
     public func apps(actor: SoukActor) async throws -> (apps: [DeveloperAppSummary], catalogs: [String]) {
-        try authorize(actor, nil)
+        try DeveloperOwnership.authorize(actor, nil)
         let developer = try organisation(of: actor)
         return (try await directory.apps(of: developer), try await directory.catalogs(of: developer))
     }
 
     /// The versions of one of the organisation's apps, newest first, with review state and reason.
     public func versions(actor: SoukActor, appleItemId: UInt64) async throws -> [DeveloperVersionSummary] {
-        try await ownedApp(appleItemId, actor: actor, scope: nil)
+        try await ownership.reach(appleItemId: appleItemId, for: actor)
         return try await directory.versions(appleItemId: appleItemId)
     }
 }

@@ -28,7 +28,7 @@ extension DeveloperOperations {
     public func purchases(actor: SoukActor, app: String, cursor: String?, limit: Int?)
         async throws -> (items: [DeveloperPurchase], nextCursor: String?) {
         let (offset, size) = try Self.page(cursor: cursor, limit: limit)
-        _ = try await ownedCatalog(app, actor: actor, scope: .purchasesRead)
+        _ = try await ownership.catalog(app, for: actor, scope: .purchasesRead)
         let page = try await DeveloperSales(database: database, now: now).purchases(app: app, offset: offset, limit: size)
         return (page.items, page.nextOffset.map(DeveloperCursor.encode))
     }
@@ -37,7 +37,7 @@ extension DeveloperOperations {
     public func events(actor: SoukActor, app: String, cursor: String?, limit: Int?)
         async throws -> (items: [DeveloperEvent], nextCursor: String?) {
         let (offset, size) = try Self.page(cursor: cursor, limit: limit)
-        _ = try await ownedCatalog(app, actor: actor, scope: .purchasesRead)
+        _ = try await ownership.catalog(app, for: actor, scope: .purchasesRead)
         let page = try await DeveloperSales(database: database, now: now).events(app: app, offset: offset, limit: size)
         return (page.items, page.nextOffset.map(DeveloperCursor.encode))
     }

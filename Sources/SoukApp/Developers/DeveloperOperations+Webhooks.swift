@@ -5,14 +5,14 @@ import SoukStore
 extension DeveloperOperations {
     /// The webhook endpoints of one of the organisation's catalogs, oldest first (secrets never shown).
     public func webhooks(actor: SoukActor, app: String) async throws -> [WebhookEndpoint] {
-        _ = try await ownedCatalog(app, actor: actor, scope: .webhooksWrite)
+        _ = try await ownership.catalog(app, for: actor, scope: .webhooksWrite)
         return try await WebhookStore(database: database).endpoints(app: app)
     }
 
     /// Sends the catalog's lifecycle events from now on to `url`, signed with `secret`, through the
     /// same store as `souk webhooks add`.
     public func addWebhook(actor: SoukActor, app: String, url: String, secret: String) async throws -> WebhookEndpoint {
-        _ = try await ownedCatalog(app, actor: actor, scope: .webhooksWrite)
+        _ = try await ownership.catalog(app, for: actor, scope: .webhooksWrite)
         let endpoint: WebhookEndpoint
         do {
             endpoint = try await WebhookStore(database: database).add(app: app, url: url, secret: secret)
@@ -27,15 +27,32 @@ extension DeveloperOperations {
 
     /// Removes one of the organisation's webhook endpoints and its deliveries.
     public func removeWebhook(actor: SoukActor, id: UUID) async throws {
-        try authorize(actor, .webhooksWrite)
         let store = WebhookStore(database: database)
-        let notFound = DeveloperOperationError.notFound("No webhook \(id.uuidString.lowercased()) is yours.")
-        guard let endpoint = try await store.endpoints().first(where: { $0.id == id }) else { throw notFound }
-        if let developer = actor.developerID {
-            guard try await directory.owner(catalog: endpoint.app) == developer else { throw notFound }
+        let endpoint = try await webhookEndpoint(actor: actor, id: id)
+        guard try await store.remove(app: endpoint.app, id: id) else {
+            throw DeveloperOperationError.notFound("No webhook \(id.uuidString.lowercased()) is yours.")
         }
-        guard try await store.remove(app: endpoint.app, id: id) else { throw notFound }
         try await audit.record(actor: actor.auditName, action: .webhookRemove, target: "catalog:\(endpoint.app)",
                                before: ["endpoint": id.uuidString.lowercased(), "url": endpoint.url])
+    }
+
+    /// The latest deliveries (newest first, at most `limit`) of one of the organisation's catalogs:
+    /// each event to each endpoint with its status, attempts, last answer and next retry.
+    public func webhookDeliveries(actor: SoukActor, app: String, limit: Int = 100) async throws -> [WebhookDelivery] {
+        _ = try await ownership.catalog(app, for: actor, scope: .webhooksWrite)
+        return try await WebhookStore(database: database).deliveries(app: app, limit: limit)
+    }
+
+    /// The webhook endpoint `id` when the actor may manage it (`webhooks:write`, its organisation's catalog).
+    public func webhookEndpoint(actor: SoukActor, id: UUID) async throws -> WebhookEndpoint {
+        try DeveloperOwnership.authorize(actor, .webhooksWrite)
+        let notFound = DeveloperOperationError.notFound("No webhook \(id.uuidString.lowercased()) is yours.")
+        guard let endpoint = try await WebhookStore(database: database).endpoints().first(where: { $0.id == id }) else { throw notFound }
+        do {
+            try await ownership.reach(catalog: endpoint.app, for: actor)
+        } catch DeveloperOperationError.notFound {
+            throw notFound
+        }
+        return endpoint
     }
 }

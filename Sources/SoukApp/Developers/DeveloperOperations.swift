@@ -3,8 +3,8 @@ import SoukCore
 import SoukStore
 
 /// The developer organisations' operations, shared by the developer API, the CLI and the consoles:
-/// each takes the `SoukActor` doing it, checks what that actor may reach here (`authorize`,
-/// `ownedApp`, `ownedCatalog`: a developer actor reaches only its own organisation's apps and
+/// each takes the `SoukActor` doing it, checks what that actor may reach here (`ownership`,
+/// `DeveloperOwnership`: a developer actor reaches only its own organisation's apps and
 /// catalogs, anything else is "not found"), does one thing through the stores, and writes its own
 /// audit entry (docs/developers.md).
 public struct DeveloperOperations: Sendable {
@@ -34,14 +34,10 @@ public struct DeveloperOperations: Sendable {
     var directory: DeveloperDirectory { DeveloperDirectory(database: database, now: now) }
     var audit: AuditLog { AuditLog(database: database) }
 
-    // MARK: The one place an actor's reach is checked
-
-    /// Passes the marketplace's operator side (operator staff, the CLI, the system) and developer
-    /// actors that may do what `scope` names; refuses everyone else.
-    package func authorize(_ actor: SoukActor, _ scope: DeveloperScope?) throws {
-        if actor.isMarketplaceOperator { return }
-        guard actor.developerID != nil else { throw DeveloperOperationError.notAllowed("Only the marketplace's operators may do this.") }
-        if let scope, !actor.developerMay(scope) { throw DeveloperOperationError.missingScope(scope) }
+    /// What the actor reaches (`DeveloperOwnership`: the one reach check of the API, the CLI and
+    /// the developer console).
+    package var ownership: DeveloperOwnership {
+        DeveloperOwnership(directory: directory, catalog: CatalogStore(database: database), catalogs: catalogs.store)
     }
 
     /// Passes only the marketplace's operator side: managing organisations is not a developer's.
@@ -55,28 +51,5 @@ public struct DeveloperOperations: Sendable {
             throw DeveloperOperationError.notAllowed("This reads a developer organisation's own things: act as its member or API key.")
         }
         return id
-    }
-
-    /// Checks `scope`, then that the app exists and, for a developer actor, is its organisation's.
-    package func ownedApp(_ appleItemId: UInt64, actor: SoukActor, scope: DeveloperScope?) async throws {
-        try authorize(actor, scope)
-        let notFound = DeveloperOperationError.notFound("No app with AppleItemID \(appleItemId) is yours.")
-        if let developer = actor.developerID {
-            guard try await directory.owner(appleItemId: appleItemId) == developer else { throw notFound }
-        } else {
-            guard try await directory.appExists(appleItemId: appleItemId) else { throw notFound }
-        }
-    }
-
-    /// Checks `scope`, then answers the catalog of `app` when it exists and, for a developer actor,
-    /// is its organisation's.
-    package func ownedCatalog(_ app: String, actor: SoukActor, scope: DeveloperScope?) async throws -> CommerceCatalogState {
-        try authorize(actor, scope)
-        let notFound = DeveloperOperationError.notFound("No in-app catalog \(app) is yours.")
-        if let developer = actor.developerID {
-            guard try await directory.owner(catalog: app) == developer else { throw notFound }
-        }
-        guard let state = try await catalogs.state(app: app) else { throw notFound }
-        return state
     }
 }

@@ -2,42 +2,86 @@ import Foundation
 import SoukCore
 import SoukStore
 
-/// The one place that decides what an actor reaches. A developer actor reaches only its own
-/// organisation's apps and catalogs: anything else, another organisation's or the marketplace's
-/// own, is `notFound`, exactly like an id that does not exist. Staff, the CLI and the system reach
-/// everything; changing needs the operator's side (`SoukActor.isMarketplaceOperator`). A developer
-/// key changes only what its scopes allow.
+/// The one place that decides what an actor reaches, for the developer API, the CLI and the
+/// developer console alike. A developer actor reaches only its own organisation's apps, catalogs,
+/// webhooks and grants: anything else, another organisation's or the marketplace's own, is
+/// `notFound`, exactly like an id that does not exist. The marketplace's operator side (operator
+/// staff, the CLI, the system: `SoukActor.isMarketplaceOperator`) reaches everything. A developer key
+/// does only what its scopes allow (403 before anything is looked up); a member may do everything
+/// in their organisation.
 package struct DeveloperOwnership: Sendable {
     package let directory: DeveloperDirectory
     package let catalog: CatalogStore
     package let catalogs: CommerceCatalogStore
 
+    package init(directory: DeveloperDirectory, catalog: CatalogStore, catalogs: CommerceCatalogStore) {
+        self.directory = directory
+        self.catalog = catalog
+        self.catalogs = catalogs
+    }
+
     package static let noApp = DeveloperOperationError.notFound("No app of yours has this AppleItemID.")
     package static let noCatalog = DeveloperOperationError.notFound("No in-app catalog of yours has this id.")
 
-    /// The app `appleItemId` when `actor` reaches it (and, with `scope`, may change it).
-    package func app(_ appleItemId: UInt64, for actor: SoukActor, changing scope: DeveloperScope? = nil) async throws -> AppModel {
-        if let developerID = actor.developerID {
-            guard try await directory.owner(appleItemId: appleItemId) == developerID else { throw Self.noApp }
+    /// Passes the marketplace's operator side and developer actors that may do what `scope` names
+    /// (any developer actor when `scope` is nil); refuses everyone else.
+    package static func authorize(_ actor: SoukActor, _ scope: DeveloperScope?) throws {
+        if actor.isMarketplaceOperator { return }
+        guard actor.developerID != nil else { throw DeveloperOperationError.notAllowed("Only the marketplace's operators may do this.") }
+        if let scope, !actor.developerMay(scope) { throw DeveloperOperationError.missingScope(scope) }
+    }
+
+    /// Checks `scope`, then that the app exists and, for a developer actor, is its organisation's.
+    package func reach(appleItemId: UInt64, for actor: SoukActor, scope: DeveloperScope? = nil) async throws {
+        try Self.authorize(actor, scope)
+        if let developer = actor.developerID {
+            guard try await directory.owner(appleItemId: appleItemId) == developer else { throw Self.noApp }
+        } else {
+            guard try await directory.appExists(appleItemId: appleItemId) else { throw Self.noApp }
         }
-        let app: AppModel
+    }
+
+    /// The app `appleItemId` when `actor` reaches it (and, with `scope`, may do what it names).
+    package func app(_ appleItemId: UInt64, for actor: SoukActor, scope: DeveloperScope? = nil) async throws -> AppModel {
+        try await reach(appleItemId: appleItemId, for: actor, scope: scope)
         do {
-            app = try await catalog.app(appleItemId: appleItemId)
+            return try await catalog.app(appleItemId: appleItemId)
         } catch CatalogError.notFound {
             throw Self.noApp
         }
-        if let scope { try Self.requireChange(scope, by: actor) }
-        return app
     }
 
-    /// The in-app catalog of `app` when `actor` reaches it (and, with `scope`, may change it).
-    package func catalog(_ app: String, for actor: SoukActor, changing scope: DeveloperScope? = nil) async throws -> CommerceCatalogState {
-        if let developerID = actor.developerID {
-            guard try await directory.owner(catalog: app) == developerID else { throw Self.noCatalog }
-        }
+    /// Checks `scope`, then answers the in-app catalog of `app` when it exists and, for a developer
+    /// actor, is its organisation's.
+    package func catalog(_ app: String, for actor: SoukActor, scope: DeveloperScope? = nil) async throws -> CommerceCatalogState {
+        try Self.authorize(actor, scope)
+        try await reach(catalog: app, for: actor)
         guard let state = try await catalogs.state(app: app) else { throw Self.noCatalog }
-        if let scope { try Self.requireChange(scope, by: actor) }
         return state
+    }
+
+    /// Returns when `actor` reaches the catalog of `app` (a developer actor: its organisation owns it);
+    /// for what hangs off a catalog (a webhook, a grant) once the scope is checked.
+    package func reach(catalog app: String, for actor: SoukActor) async throws {
+        if let developer = actor.developerID {
+            guard try await directory.owner(catalog: app) == developer else { throw Self.noCatalog }
+        }
+    }
+
+    /// The catalog of `app` as held now when `actor` may apply a catalog file to it (`catalog:write`):
+    /// theirs, or none yet for the bundle id of one of their own marketplace apps (applying then
+    /// creates it for their organisation). Any other app is `notFound`.
+    package func catalogToApply(_ app: String, for actor: SoukActor) async throws -> CommerceCatalogState? {
+        try Self.authorize(actor, .catalogWrite)
+        let current = try await catalogs.state(app: app)
+        if let developer = actor.developerID {
+            if current != nil {
+                try await reach(catalog: app, for: actor)
+            } else {
+                guard try await directory.bundleIds(of: developer).contains(app) else { throw Self.noCatalog }
+            }
+        }
+        return current
     }
 
     /// The organisation whose members and keys `actor` manages: only an owner's (a member is
@@ -48,14 +92,5 @@ package struct DeveloperOwnership: Sendable {
         }
         guard role == .owner else { throw DeveloperOperationError.notAllowed("Only an owner of the organisation manages its API keys.") }
         return developerID
-    }
-
-    /// Returns when `actor` may make a change that needs `scope`; otherwise throws 403.
-    package static func requireChange(_ scope: DeveloperScope, by actor: SoukActor) throws {
-        if actor.developerID != nil {
-            guard actor.developerMay(scope) else { throw DeveloperOperationError.missingScope(scope) }
-        } else {
-            guard actor.isMarketplaceOperator else { throw DeveloperOperationError.notAllowed("Only an operator may change a developer's app.") }
-        }
     }
 }

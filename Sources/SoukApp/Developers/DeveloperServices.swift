@@ -14,6 +14,8 @@ package struct DeveloperServices: Sendable {
     package let workDir: String
     /// `reviewNewVersions`: a developer's upload waits in review.
     package let reviewNewVersions: Bool
+    /// `commissionPercent`: the marketplace's share in a payout statement, unless the organisation has its own.
+    package let commissionPercent: Int
     package let now: @Sendable () -> Date
 
     package init(runtime: SoukRuntime, now: @escaping @Sendable () -> Date) {
@@ -23,6 +25,7 @@ package struct DeveloperServices: Sendable {
         purchases = runtime.purchases
         workDir = runtime.config.workDir
         reviewNewVersions = runtime.config.reviewNewVersions
+        commissionPercent = runtime.config.commissionPercent
         self.now = now
     }
 
@@ -39,5 +42,6 @@ package struct DeveloperServices: Sendable {
         DeveloperOperations(database: database, importer: importer, catalogs: commerceCatalogs, purchases: purchases,
                             reviewNewVersions: reviewNewVersions, now: now)
     }
+    package var statements: PayoutStatements { PayoutStatements(database: database, defaultCommissionPercent: commissionPercent) }
     package var ownership: DeveloperOwnership { DeveloperOwnership(directory: directory, catalog: catalog, catalogs: commerceCatalogs.store) }
 }

@@ -27,7 +27,7 @@ package struct ReviewCatalogEdit: Sendable {
     }
 
     package func callAsFunction(actor: SoukActor, app: String, text: String) async throws -> Outcome {
-        let state = try await services.ownership.catalog(app, for: actor, changing: .catalogWrite)
+        let state = try await services.ownership.catalog(app, for: actor, scope: .catalogWrite)
         let person = try Self.person(actor)
         let catalog: CommerceCatalog
         do {
@@ -74,7 +74,7 @@ package struct ApplyCatalogEdit: Sendable {
     }
 
     package func callAsFunction(actor: SoukActor, app: String, text: String, review id: UUID?) async throws -> Outcome {
-        let state = try await services.ownership.catalog(app, for: actor, changing: .catalogWrite)
+        let state = try await services.ownership.catalog(app, for: actor, scope: .catalogWrite)
         let person = try ReviewCatalogEdit.person(actor)
         guard let id, let review = try await services.catalogReviews.take(id, app: state.app, accountID: person) else {
             return .refused("Not applied: this review was already used, has expired or is not yours. Review your edit again.")

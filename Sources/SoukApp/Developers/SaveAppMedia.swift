@@ -11,7 +11,7 @@ package struct SaveAppMedia: Sendable {
 
     @discardableResult
     package func callAsFunction(actor: SoukActor, appleItemId: UInt64, icon: String?, screenshots: [AppMedia.Family: [String]]) async throws -> AppModel {
-        let app = try await services.ownership.app(appleItemId, for: actor, changing: .packagesWrite)
+        let app = try await services.ownership.app(appleItemId, for: actor, scope: .packagesWrite)
         func read(_ path: String) throws -> Data {
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
             guard size <= PNG.maxFileBytes else { throw DeveloperOperationError.invalid(field: "media", "An image is larger than \(PNG.maxFileBytes >> 20) MiB.") }

@@ -11,7 +11,7 @@ package struct SetVersionWithdrawn: Sendable {
     package init(services: DeveloperServices) { self.services = services }
 
     package func callAsFunction(_ withdrawn: Bool, actor: SoukActor, appleItemId: UInt64, appleVersionId: UInt64, reason: String) async throws {
-        _ = try await services.ownership.app(appleItemId, for: actor, changing: .packagesWrite)
+        _ = try await services.ownership.app(appleItemId, for: actor, scope: .packagesWrite)
         guard (try? await services.catalog.version(appleItemId: appleItemId, appleVersionId: appleVersionId)) != nil else {
             throw DeveloperOperationError.notFound("This app has no version with this AppleVersionID.")
         }

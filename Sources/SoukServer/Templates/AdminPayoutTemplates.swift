@@ -4,6 +4,8 @@ enum AdminPayoutTemplates {
     static let all: [String: String] = [
         "payout-statement": """
             <h1>Statement of {{developerName}}, {{month}}</h1>
+            {{#pickerAction}}<form method="get" action="{{pickerAction}}" class="inline"><label for="statement-month">Month</label>
+            <input id="statement-month" name="month" type="month" value="{{month}}" pattern="[0-9]{4}-[0-9]{2}" required> <button type="submit">Show</button></form>{{/pickerAction}}
             <p>Paid-app sales and refunds of the organisation's apps in {{month}} (UTC), per currency. The marketplace's commission
             is {{commissionPercent}}% of the net (sales less refunds), rounded half-up to the currency's smallest unit; the payout is the net less the commission.</p>
             {{^lines}}<p class="muted">No sales or refunds this month.</p>{{/lines}}

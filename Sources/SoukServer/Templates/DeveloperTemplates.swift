@@ -4,7 +4,7 @@ enum DeveloperTemplates {
     static let all: [String: String] = [
         "developer-nav": """
             <nav class="console" aria-label="Developer console">
-            {{^mustEnrol}}<a href="/developer">Apps and catalogs</a> {{#isOwner}}<a href="/developer/keys">API keys</a> {{/isOwner}}
+            {{^mustEnrol}}<a href="/developer">Apps and catalogs</a> <a href="/developer/sales">Sales</a> <a href="/developer/statements">Statements</a> {{#isOwner}}<a href="/developer/keys">API keys</a> {{/isOwner}}
             {{/mustEnrol}}<a href="/developer/security">Two-factor sign-in</a> <span class="muted">{{memberEmail}} · {{developerName}} ({{memberRole}})</span>
             </nav>
             """,
@@ -98,7 +98,7 @@ enum DeveloperTemplates {
             {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
             <p>Revision {{revision}}.{{#retired}} Retired (off sale, ids never reused): {{retired}}.{{/retired}}</p>
-            <ul class="chips"><li><a href="{{grantsHref}}">Promotional grants</a></li><li><a href="{{purchasesHref}}">Purchases</a></li><li><a href="{{credentialsHref}}">Store credentials</a></li></ul>
+            <ul class="chips"><li><a href="{{grantsHref}}">Promotional grants</a></li><li><a href="{{purchasesHref}}">Purchases</a></li><li><a href="{{webhooksHref}}">Webhooks</a></li><li><a href="{{credentialsHref}}">Store credentials</a></li></ul>
             <h2>Products</h2>
             {{^products}}<p class="muted">No product on sale.</p>{{/products}}
             {{#has-products}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Products on sale, in catalog order</caption>

@@ -64,9 +64,10 @@ public final class CommerceCatalogCache: Sendable {
         _ = entries.withLock { $0.removeValue(forKey: app) }
     }
 
-    /// Applies a catalog through the store and forgets the app's cached copy.
-    public func apply(_ catalog: CommerceCatalog, dryRun: Bool = false) async throws -> CatalogApplyReport {
-        let report = try await store.apply(catalog, dryRun: dryRun)
+    /// Applies a catalog through the store (with `owner`, as that organisation's: `CommerceCatalogStore.apply`)
+    /// and forgets the app's cached copy.
+    public func apply(_ catalog: CommerceCatalog, dryRun: Bool = false, owner: String? = nil) async throws -> CatalogApplyReport {
+        let report = try await store.apply(catalog, dryRun: dryRun, owner: owner)
         if report.applied { invalidate(app: catalog.app) }
         return report
     }

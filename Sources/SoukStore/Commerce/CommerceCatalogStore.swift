@@ -22,7 +22,11 @@ public struct CommerceCatalogStore: Sendable {
     /// Throws `CatalogFileError` naming the offending path when the catalog breaks a rule
     /// (`CatalogFile.validate`) or reuses a retired product's id or SKU; nothing is written then.
     /// Applying the same catalog again changes nothing and reports "no change".
-    public func apply(_ catalog: CommerceCatalog, dryRun: Bool = false) async throws -> CatalogApplyReport {
+    ///
+    /// With `owner` (a developer organisation's id), the catalog is that organisation's in the same
+    /// transaction: one without an owner becomes theirs (`claimed`); one another organisation owns
+    /// throws `CatalogOwnedByAnother` and nothing is written.
+    public func apply(_ catalog: CommerceCatalog, dryRun: Bool = false, owner: String? = nil) async throws -> CatalogApplyReport {
         try CatalogFile.validate(catalog)
         if dryRun {
             let current = try await Self.state(app: catalog.app, on: database.db)
@@ -43,7 +47,11 @@ public struct CommerceCatalogStore: Sendable {
                 return CatalogApplyReport(app: catalog.app, diff: diff, dryRun: false, revision: current?.revision)
             }
             let revision = try await Self.write(catalog, over: current, diff: diff, at: instant, on: db)
-            return CatalogApplyReport(app: catalog.app, diff: diff, dryRun: false, revision: revision, applied: true)
+            var report = CatalogApplyReport(app: catalog.app, diff: diff, dryRun: false, revision: revision, applied: true)
+            if let owner {
+                report.claimed = try await Self.claim(app: catalog.app, for: owner, on: db as! any SQLDatabase)
+            }
+            return report
         }
     }
 
@@ -175,6 +183,8 @@ public struct CatalogApplyReport: Sendable, Equatable, CustomStringConvertible {
     public var revision: Int?
     /// True when something was written.
     public var applied: Bool
+    /// True when this apply made the catalog its `owner`'s (it had none).
+    public var claimed = false
 
     public init(app: String, diff: CatalogDiff, dryRun: Bool, revision: Int?, applied: Bool = false) {
         self.app = app

@@ -45,7 +45,7 @@ struct DeveloperAPIController {
         let actor = try context.requireActor()
         let item = try Self.appleID(context, "appleItemId"), version = try Self.appleID(context, "appleVersionId")
         // Who may upload here is known before the first byte is read.
-        try await operations.ownedApp(item, actor: actor, scope: .packagesWrite)
+        try await operations.ownership.reach(appleItemId: item, for: actor, scope: .packagesWrite)
         let path = try await UploadFile.stream(request.body, into: workDir,
                                                maxBytes: AdminController<SoukRequestContext>.maxPackageUploadBytes)
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -38,6 +38,7 @@ extension DeveloperConsoleController {
             "action": Self.catalogPath(app) + "/review",
             "grantsHref": Self.catalogPath(app) + "/grants", "purchasesHref": Self.catalogPath(app) + "/purchases",
             "credentialsHref": Self.catalogPath(app) + "/credentials",
+            "webhooksHref": Self.catalogPath(app) + "/webhooks",
         ]
         values["notice"] = notice
         values["error"] = error

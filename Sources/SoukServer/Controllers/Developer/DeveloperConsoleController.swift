@@ -44,6 +44,9 @@ struct DeveloperConsoleController<Context: RequestContext> {
         addKeyRoutes(to: router)
         addCommerceRoutes(to: router)
         addCredentialRoutes(to: router)
+        addWebhookRoutes(to: router)
+        addStatementRoutes(to: router)
+        addSalesRoutes(to: router)
     }
 
     /// `/developer`: the organisation's apps and in-app catalogs.

@@ -1,0 +1,34 @@
+import Foundation
+import Hummingbird
+import SoukApp
+import SoukCore
+import SoukStore
+
+/// `/developer/sales`: the newest paid-app sales of the organisation's marketplace apps and their
+/// refunds, buyers by account token, never by email (in-app purchases and subscriptions are on each
+/// catalog's purchases page).
+extension DeveloperConsoleController {
+    func addSalesRoutes(to router: Router<Context>) {
+        router.get("developer/sales", use: salesPage)
+    }
+
+    @Sendable func salesPage(_ request: Request, context: Context) async throws -> Response {
+        let session = try await gate.session(request)
+        let format = WebController<Context>.format
+        let sales = try await services.operations.paidAppSales(actor: session.actor)
+        var catalogs: [[String: String]] = []
+        for app in try await services.directory.catalogs(of: session.member.developerID) {
+            catalogs.append(["app": app, "href": Self.catalogPath(app) + "/purchases"])
+        }
+        return try await render("developer-sales", session: session, title: "Sales", [
+            "catalogs": catalogs,
+            "sales": sales.map { sale -> [String: String] in
+                let amount = { (value: Int64) in "\(PayoutStatement.decimal(value, currency: sale.currency)) \(sale.currency)" }
+                let refund = sale.amountRefunded.map { "\(amount($0))" + (sale.refundedAt.map { " on \(format($0))" } ?? "") } ?? ""
+                return ["app": sale.appName, "appHref": "/developer/apps/\(sale.appleItemId)", "accountToken": sale.accountToken.uuidString.lowercased(),
+                        "amount": amount(sale.amount), "environment": sale.environment, "paid": sale.paidAt.map(format) ?? "",
+                        "status": sale.status, "refund": refund]
+            },
+        ])
+    }
+}
