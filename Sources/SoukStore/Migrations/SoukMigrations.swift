@@ -95,5 +95,7 @@ enum SoukMigrations {
         UpdateLicensesSetAutovacuum(),
         // 044: developer organisations, members and API keys; who owns an app and a catalog; review
         CreateDevelopers(),
+        // 046: the operator's exchange rates for metrics
+        CreateExchangeRates(),
     ]
 }
