@@ -62,6 +62,14 @@ public struct ReportedMetric: Sendable, Equatable {
     public var value: Int64
     public var currency: String?
     public var breakdown: [String: Int64]?
+
+    public init(day: MetricDay, metric: MetricName, value: Int64, currency: String?, breakdown: [String: Int64]?) {
+        self.day = day
+        self.metric = metric
+        self.value = value
+        self.currency = currency
+        self.breakdown = breakdown
+    }
 }
 
 extension DayMetrics {
