@@ -37,6 +37,8 @@ public struct SoukConfig: Sendable {
     /// The marketplace's share of a developer organisation's sales, in percent (an organisation's
     /// own `commission_percent` overrides it; docs/developers.md, "Payouts").
     public var commissionPercent = 15
+    /// The currency metrics are converted into (docs/metrics.md, "Exchange rates").
+    public var reportingCurrency = "USD"
     /// `updates.pollingInterval` of `/.well-known/marketplace-kit`, in hours (never below 24).
     public var updatesPollingHours = 24
     /// How often each process checks the catalog change log (and re-reads signing keys); 0 checks on every request.
@@ -162,6 +164,7 @@ public struct SoukConfig: Sendable {
         ("consoleRequiresTwoFactor", "SOUK_CONSOLE_REQUIRES_TWO_FACTOR", "-", "support and operators see only the two-factor enrolment page until it is on (default true; serve --demo turns it off)"),
         ("reviewNewVersions", "SOUK_REVIEW_NEW_VERSIONS", "-", "versions developers upload wait in review until an operator approves them (default true)"),
         ("commissionPercent", "SOUK_COMMISSION_PERCENT", "-", "the marketplace's share of developers' sales in percent, 0–100 (default 15; per organisation overridable)"),
+        ("reportingCurrency", "SOUK_REPORTING_CURRENCY", "-", "ISO 4217 code metrics are converted into with the rates of `souk rates set` (default USD)"),
         ("updatesPollingHours", "SOUK_UPDATES_POLLING_HOURS", "-", "hours between update checks, at least 24 (default 24)"),
         ("catalogRefreshMs", "SOUK_CATALOG_REFRESH_MS", "-", "how often a process looks for catalog and key changes made elsewhere (default 1000)"),
         ("tokenCacheEntries", "SOUK_TOKEN_CACHE_ENTRIES", "-", "most access tokens each process holds in memory; when full the least recently used makes room (default 100000)"),
@@ -396,6 +399,10 @@ public struct SoukConfig: Sendable {
             config.reviewNewVersions = value
         }
         config.commissionPercent = try await reader.wholeNumber("commissionPercent", default: 15, range: 0...100)
+        if let currency = try await reader.string("reportingCurrency") {
+            guard ISO4217.isCurrency(currency) else { throw reader.error("reportingCurrency", currency, "must be an ISO 4217 code such as USD or EUR") }
+            config.reportingCurrency = currency
+        }
         return config
     }
 

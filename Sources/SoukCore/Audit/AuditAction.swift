@@ -59,4 +59,7 @@ public enum AuditAction: String, Sendable, CaseIterable, Hashable {
     case developerKeyRevoke = "developer.key-revoke"
     case appSetDeveloper = "app.set-developer"
     case catalogSetDeveloper = "catalog.set-developer"
+
+    // Metrics.
+    case ratesSet = "rates.set"
 }

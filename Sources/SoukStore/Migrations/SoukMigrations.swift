@@ -97,5 +97,7 @@ enum SoukMigrations {
         CreateDevelopers(),
         // 045: store credentials uploaded and sealed at rest
         CreateStoreCredentials(),
+        // 046: the operator's exchange rates for metrics
+        CreateExchangeRates(),
     ]
 }

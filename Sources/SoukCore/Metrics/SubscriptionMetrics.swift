@@ -1,0 +1,161 @@
+import Foundation
+
+/// The metrics of one app's periods (docs/metrics.md has every definition): active subscriptions
+/// and trials, MRR, revenue and refunds, new subscribers, trials started and converted, churn by
+/// reason, reactivations and cohort retention. A pure rule over `MetricPeriod`s: the order they
+/// come in changes nothing (each subscription's periods are sorted by a total order).
+public struct SubscriptionMetrics: Sendable {
+    /// Each subscription's periods, in order.
+    let subscriptions: [[MetricPeriod]]
+    /// One-time purchases (revenue and refunds only).
+    let oneTime: [MetricPeriod]
+    /// Each account's subscriptions (indexes into `subscriptions`).
+    let accounts: [String: [Int]]
+    /// Each account's first paid subscription period's start.
+    let firstPaid: [String: Date]
+
+    /// The metrics of `periods` of one environment: production unless `sandbox`.
+    public init(periods: [MetricPeriod], sandbox: Bool = false) {
+        let chosen = periods.filter { $0.sandbox == sandbox }
+        let grouped = Dictionary(grouping: chosen.filter { $0.kind == .subscription }, by: \.subscription)
+        subscriptions = grouped.keys.sorted().map { key in grouped[key]!.sorted(by: Self.order) }
+        oneTime = chosen.filter { $0.kind == .oneTime }
+        var accounts: [String: [Int]] = [:], firstPaid: [String: Date] = [:]
+        for (index, periods) in subscriptions.enumerated() {
+            let account = periods[0].account
+            accounts[account, default: []].append(index)
+            if let paid = periods.first(where: { !$0.isTrial }) {
+                firstPaid[account] = min(firstPaid[account] ?? paid.start, paid.start)
+            }
+        }
+        self.accounts = accounts
+        self.firstPaid = firstPaid
+    }
+
+    /// A total order of one subscription's periods, so that the input's order never matters.
+    static func order(_ a: MetricPeriod, _ b: MetricPeriod) -> Bool {
+        if a.start != b.start { return a.start < b.start }
+        if a.end != b.end { return (a.end ?? .distantFuture) < (b.end ?? .distantFuture) }
+        if a.isTrial != b.isTrial { return a.isTrial }
+        if a.price != b.price { return a.price < b.price }
+        return a.product < b.product
+    }
+
+    /// The period that makes the subscription active on `day`: the last started of those active.
+    static func current(_ periods: [MetricPeriod], on day: MetricDay) -> MetricPeriod? {
+        periods.last { $0.isActive(on: day) }
+    }
+
+    func accountIsActive(_ account: String, on day: MetricDay) -> Bool {
+        (accounts[account] ?? []).contains { Self.current(subscriptions[$0], on: day) != nil }
+    }
+
+    /// Whether the account had an active subscription on a day before `day`.
+    func accountWasActive(_ account: String, before day: MetricDay) -> Bool {
+        (accounts[account] ?? []).contains { index in
+            subscriptions[index].contains { period in
+                let first = MetricDay(containing: period.start)
+                return first < day && period.isActive(on: first)
+            }
+        }
+    }
+
+    /// The metrics of `day`.
+    public func day(_ day: MetricDay) -> DayMetrics {
+        var metrics = DayMetrics(day: day)
+        let before = day.adding(days: -1)
+        for periods in subscriptions {
+            let current = Self.current(periods, on: day)
+            if let current {
+                metrics.activeSubscriptions += 1
+                if current.isTrial {
+                    metrics.activeTrials += 1
+                } else if let monthly = current.monthlyPrice {
+                    metrics.mrr[current.currency, default: 0] += monthly
+                }
+            } else if let previous = Self.current(periods, on: before) {
+                metrics.churned[Self.reason(previous, periods: periods), default: 0] += 1
+            }
+            for (index, period) in periods.enumerated() {
+                if period.isTrial, MetricDay(containing: period.start) == day { metrics.trialStarts += 1 }
+                if period.isTrial, let next = periods.dropFirst(index + 1).first, !next.isTrial,
+                   MetricDay(containing: next.start) == day, let limit = period.activeUntil ?? period.end, next.start <= limit {
+                    metrics.trialConversions += 1
+                }
+            }
+        }
+        for periods in subscriptions {
+            for period in periods { Self.addMoney(period, on: day, to: &metrics) }
+        }
+        for period in oneTime { Self.addMoney(period, on: day, to: &metrics) }
+        metrics.newSubscribers = firstPaid.values.filter { MetricDay(containing: $0) == day }.count
+        metrics.reactivations = accounts.keys.filter { account in
+            accountIsActive(account, on: day) && !accountIsActive(account, on: before) && accountWasActive(account, before: before)
+        }.count
+        return metrics
+    }
+
+    static func addMoney(_ period: MetricPeriod, on day: MetricDay, to metrics: inout DayMetrics) {
+        if !period.isTrial, period.price > 0, MetricDay(containing: period.start) == day {
+            metrics.revenue[period.currency, default: 0] += period.price
+        }
+        if let refund = period.refund, refund.amount > 0, MetricDay(containing: refund.at) == day {
+            metrics.refunds[period.currency, default: 0] += refund.amount
+        }
+    }
+
+    /// Why `period`, current the day before, left its subscription inactive.
+    static func reason(_ period: MetricPeriod, periods: [MetricPeriod]) -> ChurnReason {
+        if let refund = period.refund, refund.endsAccess, let end = period.end, refund.at < max(end, period.graceUntil ?? end) {
+            return .refund
+        }
+        if period.endedInBillingRetry { return .billing }
+        if let off = period.autoRenewOffAt, let end = period.end, off < end { return .voluntary }
+        return .other
+    }
+
+    /// Cohort retention: for each month of a first paid period from `from` to `to`, and each month
+    /// k after it up to `to`, the share of the cohort's accounts with an active subscription on the
+    /// last day of month cohort + k.
+    public func cohorts(from: StatementMonth, to: StatementMonth) -> [CohortCell] {
+        var members: [StatementMonth: [String]] = [:]
+        for (account, start) in firstPaid {
+            let month = StatementMonth(containing: start)
+            if month >= from && month <= to { members[month, default: []].append(account) }
+        }
+        var cells: [CohortCell] = []
+        for cohort in members.keys.sorted() {
+            let accounts = members[cohort]!
+            var month = cohort, k = 0
+            while month <= to {
+                let lastDay = MetricDay(containing: month.end).adding(days: -1)
+                let active = accounts.filter { accountIsActive($0, on: lastDay) }.count
+                cells.append(CohortCell(cohort: cohort, month: k, accounts: accounts.count, active: active))
+                month = StatementMonth(containing: month.end)
+                k += 1
+            }
+        }
+        return cells
+    }
+}
+
+/// One cell of the cohort table: of the accounts whose first paid period began in `cohort`, how
+/// many had an active subscription at the end of month `cohort + month`.
+public struct CohortCell: Sendable, Equatable {
+    public var cohort: StatementMonth
+    public var month: Int
+    public var accounts: Int
+    public var active: Int
+
+    public init(cohort: StatementMonth, month: Int, accounts: Int, active: Int) {
+        self.cohort = cohort
+        self.month = month
+        self.accounts = accounts
+        self.active = active
+    }
+
+    /// `active ÷ accounts`, rounded to four decimals (0 for an empty cohort).
+    public var share: Double {
+        accounts == 0 ? 0 : (Double(active) / Double(accounts) * 10_000).rounded() / 10_000
+    }
+}
