@@ -35,7 +35,12 @@ package struct StoreCredentialOperations: Sendable {
     /// The catalog's credentials as they may be shown: kind, hint, who set it and when (the boxes
     /// stay in the database).
     package func list(actor: SoukActor, app: String) async throws -> [StoredCredential] {
-        _ = try await ownership.catalog(app, for: actor)
+        if case .staff = actor {
+            // Every staff member reads which credentials are set (never the secrets); changes are the operator's.
+            guard try await ownership.catalogs.state(app: app) != nil else { throw DeveloperOwnership.noCatalog }
+        } else {
+            _ = try await ownership.catalog(app, for: actor)
+        }
         return try await store.credentials(app: app).map { credential in
             var shown = credential
             shown.sealed = ""
@@ -46,7 +51,7 @@ package struct StoreCredentialOperations: Sendable {
     /// Checks `upload`, seals it and sets it as the catalog's credential of `kind`.
     @discardableResult
     package func set(actor: SoukActor, app: String, kind: StoreCredentialKind, upload: [UInt8], filename: String? = nil) async throws -> StoredCredential {
-        _ = try await ownership.catalog(app, for: actor, changing: .catalogWrite)
+        _ = try await ownership.catalog(app, for: actor, scope: .catalogWrite)
         let checked = try StoreCredentialUpload.check(upload, kind: kind, filename: filename)
         let sealer = try CredentialSealer.loadOrCreate(keysDir: keysDir)
         let credential = StoredCredential(app: app, kind: kind, sealed: try sealer.seal(checked.secret, app: app, kind: kind),
@@ -64,7 +69,7 @@ package struct StoreCredentialOperations: Sendable {
 
     /// Removes the catalog's credential of `kind`; "not found" when it has none.
     package func remove(actor: SoukActor, app: String, kind: StoreCredentialKind) async throws {
-        _ = try await ownership.catalog(app, for: actor, changing: .catalogWrite)
+        _ = try await ownership.catalog(app, for: actor, scope: .catalogWrite)
         let before = try await store.credentials(app: app).first { $0.kind == kind }
         guard try await store.remove(app: app, kind: kind) else {
             throw DeveloperOperationError.notFound("Catalog \(app) has no sealed \(kind.summary).")
