@@ -63,9 +63,9 @@ extension AdminController {
                  "href": "/admin/catalog/\(Self.pathComponent(app))/products/\(Self.pathComponent(product.id))"]
             },
             "entitlements": state.catalog.entitlements.map { ["id": $0.id] },
-            "retired": state.retired.map(\.id).joined(separator: ", "),
             "action": "/admin/catalog/\(Self.pathComponent(app))/review", "extensionsHref": Self.extensionsPath(app), "credentialsHref": Self.credentialsPath(app),
         ]
+        values["retired"] = state.retiredIdsForPage
         values["notice"] = notice
         values["error"] = error
         return try await render("admin-catalog", session: session, title: "Catalog of \(app)", values, status: status)

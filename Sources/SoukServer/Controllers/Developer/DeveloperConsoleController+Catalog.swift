@@ -34,12 +34,12 @@ extension DeveloperConsoleController {
                  "prices": product.prices.map(\.formatted).joined(separator: ", "), "entitlements": product.entitlements.joined(separator: ", ")]
             },
             "entitlements": state.catalog.entitlements.map { ["id": $0.id] },
-            "retired": state.retired.map(\.id).joined(separator: ", "),
             "action": Self.catalogPath(app) + "/review",
             "grantsHref": Self.catalogPath(app) + "/grants", "purchasesHref": Self.catalogPath(app) + "/purchases",
             "credentialsHref": Self.catalogPath(app) + "/credentials",
             "webhooksHref": Self.catalogPath(app) + "/webhooks",
         ]
+        values["retired"] = state.retiredIdsForPage
         values["notice"] = notice
         values["error"] = error
         return try await render("developer-catalog", session: session, title: "Catalog of \(app)", values, status: status)
