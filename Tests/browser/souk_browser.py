@@ -17,6 +17,7 @@ import urllib.parse
 import urllib.request
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 
 DEVICE_SCHEME = "app-distribution-oauth:"
@@ -135,10 +136,30 @@ def navigations_to(driver, prefix):
     return [url for url in urls if url.startswith(prefix)]
 
 
+# What ChromeDriver says when an element or script context it was given belongs to a page that a
+# navigation has just replaced. Besides StaleElementReferenceException it sometimes answers
+# "unknown error: unhandled inspector error: Node with given id does not belong to the document".
+PAGE_REPLACED = ("does not belong to the document", "No node with given id",
+                 "Execution context was destroyed", "Cannot find context with specified id")
+
+
+def page_replaced(error):
+    """Whether a WebDriver error only says the page changed under the read (a navigation)."""
+    if isinstance(error, StaleElementReferenceException):
+        return True
+    return isinstance(error, WebDriverException) and any(text in (error.msg or "") for text in PAGE_REPLACED)
+
+
 def wait_for(condition, what, timeout=15):
+    """`condition()` once it is truthy; a read that a navigation interrupted counts as "not yet"."""
     deadline = time.monotonic() + timeout
     while True:
-        value = condition()
+        try:
+            value = condition()
+        except WebDriverException as error:
+            if not page_replaced(error):
+                raise
+            value = None
         if value:
             return value
         if time.monotonic() > deadline:

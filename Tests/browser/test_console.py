@@ -13,10 +13,11 @@ import struct
 import time
 import urllib.parse
 
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
+import souk_browser
 from souk_browser import wait_for
 
 ITEM = "6446000777"  # the package scripts/browser-tests.sh made (org.souk.browser.console, 3.1)
@@ -38,7 +39,9 @@ def heading(driver):
     """The page's h1 text, or "" while a navigation replaces the page."""
     try:
         return " ".join(element.text for element in driver.find_elements(By.TAG_NAME, "h1"))
-    except StaleElementReferenceException:
+    except WebDriverException as error:
+        if not souk_browser.page_replaced(error):
+            raise
         return ""
 
 
