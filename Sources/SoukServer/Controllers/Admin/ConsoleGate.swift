@@ -19,11 +19,11 @@ struct ConsoleSession: Sendable {
     var isOperator: Bool { role == .operator }
 }
 
-/// The door of every `/admin…` route: signed out → 303 to `/signin?next=<path>`; a customer → 403
-/// page; with `requiresTwoFactor` (`consoleRequiresTwoFactor`), a staff member without TOTP → 303 to
+/// The door of every `/admin…` route, passed once per request by `ConsoleMiddleware`: signed out →
+/// 303 to `/signin?next=<path>`; a customer → 403 page; with `requiresTwoFactor` (`consoleRequiresTwoFactor`), a staff member without TOTP → 303 to
 /// the enrolment page, the only console page they may see until it is on; an account with TOTP on
 /// whose session has not given its code → 303 to the code step; a POST without the session's CSRF
-/// token → 403 (`form`).
+/// token → 403 (`AdminController.consoleForm`).
 struct ConsoleGate: Sendable {
     let sessions: WebSessionStore
     let totp: TOTPStore
@@ -40,7 +40,7 @@ struct ConsoleGate: Sendable {
         }
         let role = session.account.role
         guard role.usesConsole else {
-            throw ConsoleRefusal(response: pages.response("admin-forbidden", [
+            throw ConsoleRefusal(response: pages.response(.adminForbidden, [
                 "title": "Not available", "marketplace": try await marketplaceName(), "email": session.account.email,
             ], status: .forbidden))
         }
@@ -54,24 +54,7 @@ struct ConsoleGate: Sendable {
                               role: role, cookie: cookie, mustEnrol: requiresTwoFactor && !session.account.totpEnabled)
     }
 
-    /// The form of a console POST from an operator (`operatorOnly`) or any console role; 403 without
-    /// the session's CSRF token or the role, 413 for a body over `maxBytes`.
-    func form(_ request: Request, context: some RequestContext, operatorOnly: Bool = false, enrolment: Bool = false,
-              maxBytes: Int = FormBody.maxBytes) async throws -> (ConsoleSession, FormBody) {
-        let session = try await self.session(request, enrolment: enrolment)
-        guard let stored = try await sessions.find(session.cookie) else { throw Problem(.forbidden, "Sign in again.") }
-        let form = try await sessions.checkedForm(request, session: stored, context: context, maxBytes: maxBytes)
-        if operatorOnly { try Self.requireOperator(session) }
-        return (session, form)
-    }
-
-    /// The console session of an operator; 403 for another role (before any body is read).
-    func operatorSession(_ request: Request) async throws -> ConsoleSession {
-        let session = try await self.session(request)
-        try Self.requireOperator(session)
-        return session
-    }
-
+    /// 403 for a console role other than operator.
     static func requireOperator(_ session: ConsoleSession) throws {
         guard session.isOperator else { throw Problem(.forbidden, "Only an operator may do this; your role is \(session.role.rawValue).") }
     }
