@@ -29,7 +29,7 @@ struct ConsoleMiddleware<Context: ConsoleRequestContext>: RouterMiddleware {
     let access: ConsoleAccess
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let session = try await gate.session(request, enrolment: access == .enrolment)
+        let session = try await gate.authenticate(request, enrolment: access == .enrolment)
         if access == .operators { try ConsoleGate.requireOperator(session) }
         var context = context
         context.consoleSession = session
@@ -46,7 +46,7 @@ struct DeveloperConsoleMiddleware<Context: ConsoleRequestContext>: RouterMiddlew
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.developerSession = try await gate.session(request, enrolment: enrolment)
+        context.developerSession = try await gate.authenticate(request, enrolment: enrolment)
         return try await next(request, context)
     }
 }

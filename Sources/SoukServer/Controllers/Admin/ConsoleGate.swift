@@ -33,7 +33,8 @@ struct ConsoleGate: Sendable {
 
     /// The console session of `request`, or a refusal thrown as its response. `enrolment`: the
     /// two-factor enrolment page itself, open before two-factor sign-in is on.
-    func session(_ request: Request, enrolment: Bool = false) async throws -> ConsoleSession {
+    /// Called once per request by `ConsoleMiddleware`; handlers read the session from their context.
+    func authenticate(_ request: Request, enrolment: Bool) async throws -> ConsoleSession {
         let here = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
         guard let cookie = request.cookies[WebSessionStore.cookieName]?.value, let session = try await sessions.find(cookie) else {
             throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(Self.url("/signin", next: here)))

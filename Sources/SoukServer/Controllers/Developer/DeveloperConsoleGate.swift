@@ -41,7 +41,8 @@ struct DeveloperConsoleGate: Sendable {
     static var enrolmentPath: String { "/developer/security" }
 
     /// The session of `request`, or a refusal thrown as its response. `enrolment`: the enrolment page itself.
-    func session(_ request: Request, enrolment: Bool = false) async throws -> DeveloperSession {
+    /// Called once per request by `DeveloperConsoleMiddleware`; handlers read the session from their context.
+    func authenticate(_ request: Request, enrolment: Bool) async throws -> DeveloperSession {
         let here = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
         guard let cookie = request.cookies[WebSessionStore.cookieName]?.value, let session = try await sessions.find(cookie) else {
             throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(ConsoleGate.url("/signin", next: here)))
