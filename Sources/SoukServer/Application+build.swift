@@ -13,7 +13,8 @@ import SoukStore
 /// Background services (the catalog index refresher, the App Store Connect event worker) run in the
 /// application's service group; they use the database, so the caller closes the runtime only after
 /// the application has stopped (`ServeCommand`, `ServerFixture`), never as a sibling service.
-/// `now` is the clock of sign-in throttling, which tests move by hand.
+/// `now` is the clock of sign-in throttling, which tests move by hand. A page template that is
+/// missing or does not parse stops it here (`Pages.init(templates:)`; tests pass `templates`).
 ///
 /// The in-memory indexes are built by services that start with the server: the port opens at once
 /// (`/health` answers), and `/health/ready` answers 200 once `readiness` says they are loaded.
@@ -25,7 +26,8 @@ public func buildApplication(
     readiness: Readiness = Readiness(),
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
     now: @escaping @Sendable () -> Date = { Date() },
-    storeVerifiers: StoreVerifiers? = nil
+    storeVerifiers: StoreVerifiers? = nil,
+    templates: [String: String]? = nil
 ) throws -> some ApplicationProtocol {
     let config = runtime.config
     let storefront = StorefrontIndex(database: runtime.database, refreshInterval: config.catalogRefreshInterval, logger: runtime.logger)
@@ -35,7 +37,8 @@ public func buildApplication(
     let purchaseIntake = runtime.purchaseIntake(verifiers: verifiers, now: now)
     let stores = StoreWiring(runtime, verifiers: verifiers)
     let router = buildRouter(runtime, metrics: metrics, now: now, appStoreConnectWorker: worker, purchaseIntake: purchaseIntake,
-                             storeNotifications: stores.controller(), storefront: storefront, readiness: readiness)
+                             storeNotifications: stores.controller(), storefront: storefront, readiness: readiness,
+                             pages: try Pages(templates: templates ?? Pages.allTemplates))
     let server: HTTPServerBuilder
     if let tls = config.tls {
         server = try .tls(.http1(), tlsConfiguration: try makeTLSConfiguration(tls))
@@ -73,7 +76,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                  appStoreConnectWorker: AppStoreConnectEventWorker? = nil,
                  purchaseIntake: PurchaseIntakeService? = nil,
                  storeNotifications: StoreNotificationController<SoukRequestContext>? = nil,
-                 storefront: StorefrontIndex? = nil, readiness: Readiness = Readiness()) -> Router<SoukRequestContext> {
+                 storefront: StorefrontIndex? = nil, readiness: Readiness = Readiness(), pages: Pages) -> Router<SoukRequestContext> {
     let router = Router(context: SoukRequestContext.self)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: RequestLogMiddleware(.info))
@@ -82,7 +85,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     metrics.caches.watch("tokens") { bearers.statistics }
     metrics.caches.watch("entitlements") { entitlements.statistics }
     router.add(middleware: DailyCountsMiddleware(counts: runtime.dailyCounts))
-    router.add(middleware: StorefrontErrorPages(pages: Pages(), catalog: runtime.catalog, keys: runtime.keys))
+    router.add(middleware: StorefrontErrorPages(pages: pages, catalog: runtime.catalog, keys: runtime.keys))
     router.add(middleware: ProblemMiddleware())
     let routeMethods = RouteMethods()
     router.add(middleware: MethodNotAllowedMiddleware(routes: routeMethods))
@@ -99,7 +102,6 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     MediaController(catalog: runtime.catalog, blobs: runtime.blobs).addRoutes(to: router.group("media"))
     AssetsController().addRoutes(to: router)
     let bearer = BearerAuthenticator(tokens: runtime.tokens, realm: runtime.config.publicURL)
-    let pages = Pages()
     let sessions = WebSessionStore(database: runtime.database)
     let passwords = PasswordSignIn(catalog: runtime.catalog, throttle: LoginThrottle(database: runtime.database, now: now))
     // The device grant's clock is the throttle's: tests move both by hand.

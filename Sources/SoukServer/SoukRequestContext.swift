@@ -9,6 +9,10 @@ public struct SoukRequestContext: RequestContext, RemoteAddressRequestContext {
     public let remoteAddress: SocketAddress?
     /// The bearer of a route group that `BearerMiddleware` authenticated (nil elsewhere).
     public var bearer: TokenStore.Bearer? = nil
+    /// The operator console's session, set by `ConsoleMiddleware` on `/admin…` routes (nil elsewhere).
+    var consoleSession: ConsoleSession? = nil
+    /// The developer console's session, set by `DeveloperConsoleMiddleware` on `/developer…` routes (nil elsewhere).
+    var developerSession: DeveloperSession? = nil
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Mustache
+import SoukApp
 
 /// Server-rendered pages. Templates live here as strings (no resource bundle to lose); every
 /// `{{value}}` is HTML-escaped by Mustache. The one unescaped `{{{jsonLD}}}` holds JSON that
@@ -8,11 +9,20 @@ import Mustache
 struct Pages: Sendable {
     let library: MustacheLibrary
 
-    init() {
+    /// The server's templates, checked once at start: a template that does not parse, or a
+    /// `PageTemplate` (a page a handler renders, or a partial one includes) that is not among
+    /// `templates`, stops start-up with its name (`StartupError`) instead of rendering an empty page.
+    init(templates: [String: String] = Pages.allTemplates) throws {
         var library = MustacheLibrary()
-        for (name, text) in Self.allTemplates {
-            // The templates are constants of this module: a parse failure is a programming error.
-            library.register(try! MustacheTemplate(string: text), named: name)
+        for (name, text) in templates {
+            do {
+                library.register(try MustacheTemplate(string: text), named: name)
+            } catch {
+                throw StartupError("The page template \"\(name)\" does not parse: \(error)")
+            }
+        }
+        if let missing = PageTemplate.allCases.first(where: { templates[$0.rawValue] == nil }) {
+            throw StartupError("The page template \"\(missing.rawValue)\" is missing from the server's templates (Sources/SoukServer/Templates).")
         }
         self.library = library
     }
@@ -32,9 +42,10 @@ struct Pages: Sendable {
     /// Renders `template` into a complete HTML response with Souk's security headers. Pass
     /// `formTargets: .soukThenDevice` only for a page whose form is answered with a redirect to
     /// the device (`ContentSecurityPolicy`).
-    func response(_ template: String, _ values: [String: Any], status: HTTPResponse.Status = .ok,
+    /// `context` is a `[String: Any]` or a typed value (`ConsolePageContext`) that Mustache reads by name.
+    func response(_ template: PageTemplate, _ context: Any, status: HTTPResponse.Status = .ok,
                   extraHeaders: HTTPFields = [:], formTargets: ContentSecurityPolicy.FormTargets = .souk) -> Response {
-        let html = library.render(values, withTemplate: template) ?? ""
+        let html = library.render(context, withTemplate: template.rawValue) ?? ""
         var headers = Self.securityHeaders
         headers[.contentSecurityPolicy] = ContentSecurityPolicy(page: html, formTargets: formTargets).headerValue
         headers[.contentType] = "text/html; charset=utf-8"

@@ -11,7 +11,7 @@ import SoukStore
 extension AdminController {
     /// `POST /admin/people/<id>/extend-subscriptions`: app, days (1…90), reason (Apple's code 0…3).
     @Sendable func extendSubscriptions(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context)
+        let (session, form) = try await consoleForm(request, context: context)
         let account = try await requirePerson(context)
         try await authorize(.extendSubscriptions, session: session, on: account)
         let app = (form["app"] ?? "").trimmingCharacters(in: .whitespaces)
@@ -41,7 +41,7 @@ extension AdminController {
 
     /// `GET /admin/app-store-orders?app=&order=`: Apple's Look Up Order ID → the accounts and purchases.
     @Sendable func appStoreOrder(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let order = request.uri.queryParameters["order"].map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
         var app = request.uri.queryParameters["app"].map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
         // With one app selling in-app purchases, the app need not be named.
@@ -50,7 +50,7 @@ extension AdminController {
             if apps.count == 1 { app = apps[0] }
         }
         var values: [String: Any] = ["order": order, "app": app, "transactions": [[String: Any]]()]
-        guard !order.isEmpty else { return try await render("admin-app-store-order", session: session, title: "App Store order", values) }
+        guard !order.isEmpty else { return try await render(.adminAppStoreOrder, session: session, title: "App Store order", values) }
         do {
             let finding = try await runtime.appleOperations(verifiers: try runtime.storeVerifiers()).findOrder(app: app, orderId: order)
             var emails: [UUID: String] = [:]
@@ -66,13 +66,13 @@ extension AdminController {
                 }
                 return line
             }
-            return try await render("admin-app-store-order", session: session, title: "App Store order", values)
+            return try await render(.adminAppStoreOrder, session: session, title: "App Store order", values)
         } catch let refusal as AppleOperations.Refusal {
             values["error"] = refusal.description
-            return try await render("admin-app-store-order", session: session, title: "App Store order", values, status: .badRequest)
+            return try await render(.adminAppStoreOrder, session: session, title: "App Store order", values, status: .badRequest)
         } catch let fault as StoreFault {
             values["error"] = "Apple gave no answer (\(fault.description)); try again later."
-            return try await render("admin-app-store-order", session: session, title: "App Store order", values, status: .serviceUnavailable)
+            return try await render(.adminAppStoreOrder, session: session, title: "App Store order", values, status: .serviceUnavailable)
         }
     }
 }

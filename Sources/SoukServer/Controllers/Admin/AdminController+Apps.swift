@@ -13,22 +13,22 @@ extension AdminController {
     /// The largest upload of icon and screenshots together.
     static var maxMediaUploadBytes: Int { 96 << 20 }
 
-    func addAppRoutes(to router: Router<Context>) {
-        router.get("admin/apps", use: apps)
-        router.post("admin/apps", use: createApp)
-        router.get("admin/apps/:item", use: appPage)
-        router.post("admin/apps/:item/details", use: saveDetails)
-        router.post("admin/apps/:item/media", use: uploadMedia)
-        router.post("admin/apps/:item/packages", use: uploadPackage)
-        router.post("admin/apps/:item/versions/:version/withdraw", use: withdrawVersion)
-        router.post("admin/apps/:item/versions/:version/reinstate", use: reinstateVersion)
-        router.post("admin/apps/:item/takedown", use: takeDown)
-        router.post("admin/apps/:item/reinstate", use: reinstateApp)
+    func addAppRoutes(to routes: ConsoleRoutes<Context>) {
+        routes.staff.get("apps", use: apps)
+        routes.operators.post("apps", use: createApp)
+        routes.staff.get("apps/:item", use: appPage)
+        routes.operators.post("apps/:item/details", use: saveDetails)
+        routes.operators.post("apps/:item/media", use: uploadMedia)
+        routes.operators.post("apps/:item/packages", use: uploadPackage)
+        routes.operators.post("apps/:item/versions/:version/withdraw", use: withdrawVersion)
+        routes.operators.post("apps/:item/versions/:version/reinstate", use: reinstateVersion)
+        routes.operators.post("apps/:item/takedown", use: takeDown)
+        routes.operators.post("apps/:item/reinstate", use: reinstateApp)
     }
 
     /// `/admin/apps?q=`: apps by name, bundle id or AppleItemID, 50 a page, and the form to add one.
     @Sendable func apps(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         return try await appsPage(session: session, request: request, error: nil, status: .ok)
     }
 
@@ -48,12 +48,12 @@ extension AdminController {
             "entered": entered,
         ]
         values["error"] = error
-        return try await render("admin-apps", session: session, title: "Apps", values, status: status)
+        return try await render(.adminApps, session: session, title: "Apps", values, status: status)
     }
 
     /// Adds an app (operators): AppleItemID, bundle id, name, developer, access.
     @Sendable func createApp(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context, operatorOnly: true)
+        let (session, form) = try await consoleForm(request, context: context)
         let entered = ["appleItemId": form["appleItemId"] ?? "", "bundleId": form["bundleId"] ?? "", "name": form["name"] ?? "",
                        "developer": form["developer"] ?? ""]
         func refuse(_ message: String) async throws -> Response {
@@ -78,7 +78,7 @@ extension AdminController {
 
     /// `/admin/apps/<AppleItemID>`: facts, storefront text and media, package upload, versions, availability.
     @Sendable func appPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let app = try await requireApp(context)
         var notice = request.uri.queryParameters["done"].flatMap { Self.appNotices[String($0)] }
         if let imported = request.uri.queryParameters["imported"].flatMap({ AppleID.parse(String($0)) }),
@@ -138,12 +138,12 @@ extension AdminController {
         values["error"] = error
         values["takedownReason"] = app.takedownReason.flatMap { $0.isEmpty ? nil : $0 }  // an empty string would still open its section
         if session.isOperator { values["scripts"] = [WebScripts.upload.path] }
-        return try await render("admin-app", session: session, title: app.name, values, status: status)
+        return try await render(.adminApp, session: session, title: app.name, values, status: status)
     }
 
     /// Subtitle, category, description and what's new (operators).
     @Sendable func saveDetails(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context, operatorOnly: true)
+        let (session, form) = try await consoleForm(request, context: context)
         let app = try await requireApp(context)
         let category = (form["category"] ?? "").isEmpty ? nil : AppCategory(slug: form["category"] ?? "")
         if !(form["category"] ?? "").isEmpty, category == nil {
@@ -168,7 +168,7 @@ extension AdminController {
     /// Icon and screenshots (operators), as `multipart/form-data`: `icon` (one square PNG),
     /// `iphone` and `ipad` (PNGs, in order; each family sent replaces that family's list).
     @Sendable func uploadMedia(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.operatorSession(request)
+        let session = try context.requireConsoleSession()
         let app = try await requireApp(context)
         let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: runtime.config.workDir,
                                                 maxFileBytes: Self.maxMediaUploadBytes)
@@ -197,7 +197,7 @@ extension AdminController {
     /// A package zip (operators), as `multipart/form-data` field `package`: imported like
     /// `souk packages import`, and it must be this app's. Ends on the app's page naming the version.
     @Sendable func uploadPackage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.operatorSession(request)
+        let session = try context.requireConsoleSession()
         let app = try await requireApp(context)
         let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: runtime.config.workDir,
                                                 maxFileBytes: Self.maxPackageUploadBytes)
@@ -233,7 +233,7 @@ extension AdminController {
     }
 
     private func setWithdrawn(_ withdrawn: Bool, _ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context, operatorOnly: true)
+        let (session, form) = try await consoleForm(request, context: context)
         let app = try await requireApp(context)
         guard let versionId = context.parameters.get("version").flatMap(AppleID.parse),
               (try? await runtime.catalog.version(appleItemId: app.appleItemId, appleVersionId: versionId)) != nil else {
@@ -261,7 +261,7 @@ extension AdminController {
     }
 
     private func setAvailability(_ availability: Availability, _ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context, operatorOnly: true)
+        let (session, form) = try await consoleForm(request, context: context)
         let app = try await requireApp(context)
         let reason = (form["reason"] ?? "").trimmingCharacters(in: .whitespaces)
         guard reason.count <= 500 else {

@@ -15,18 +15,18 @@ extension AdminController {
 
     var catalogReviews: CatalogReviewStore { CatalogReviewStore(database: runtime.database, now: now) }
 
-    func addCatalogRoutes(to router: Router<Context>) {
-        router.get("admin/catalog", use: catalogs)
-        router.get("admin/catalog/:app", use: catalogPage)
-        router.post("admin/catalog/:app/review", use: reviewCatalog)
-        router.post("admin/catalog/:app/apply", use: applyCatalog)
-        router.get("admin/catalog/:app/products/:product", use: productPage)
-        router.post("admin/catalog/:app/products/:product/review", use: reviewProduct)
+    func addCatalogRoutes(to routes: ConsoleRoutes<Context>) {
+        routes.staff.get("catalog", use: catalogs)
+        routes.staff.get("catalog/:app", use: catalogPage)
+        routes.operators.post("catalog/:app/review", use: reviewCatalog)
+        routes.operators.post("catalog/:app/apply", use: applyCatalog)
+        routes.staff.get("catalog/:app/products/:product", use: productPage)
+        routes.operators.post("catalog/:app/products/:product/review", use: reviewProduct)
     }
 
     /// `/admin/catalog`: every app with a product catalog.
     @Sendable func catalogs(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let store = runtime.commerceCatalogs.store
         var rows: [[String: String]] = []
         for app in try await store.apps() {
@@ -34,7 +34,7 @@ extension AdminController {
             rows.append(["app": app, "revision": String(state.revision), "onSale": String(state.catalog.products.count),
                          "retired": String(state.retired.count), "modified": WebController<Context>.format(state.modifiedAt)])
         }
-        return try await render("admin-catalogs", session: session, title: "Catalogs", ["catalogs": rows])
+        return try await render(.adminCatalogs, session: session, title: "Catalogs", ["catalogs": rows])
     }
 
     func requireCatalog(_ context: Context) async throws -> CommerceCatalogState {
@@ -46,7 +46,7 @@ extension AdminController {
 
     /// `/admin/catalog/<app>`: its products and entitlements, and the catalog file to edit.
     @Sendable func catalogPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let state = try await requireCatalog(context)
         let notice = request.uri.queryParameters["done"] == "applied" ? "Applied: the catalog is at revision \(state.revision)." : nil
         return try await catalogEditor(session: session, state: state, text: CatalogFile.encode(state.catalog), notice: notice, error: nil)
@@ -68,7 +68,7 @@ extension AdminController {
         values["retired"] = state.retiredIdsForPage
         values["notice"] = notice
         values["error"] = error
-        return try await render("admin-catalog", session: session, title: "Catalog of \(app)", values, status: status)
+        return try await render(.adminCatalog, session: session, title: "Catalog of \(app)", values, status: status)
     }
 
     /// Reads the edited catalog file and shows what applying it would change.
@@ -84,7 +84,7 @@ extension AdminController {
 
     /// `/admin/catalog/<app>/products/<id>`: one product's definition to edit.
     @Sendable func productPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let state = try await requireCatalog(context)
         let product = try requireProduct(state, context)
         return try await productEditor(session: session, state: state, productId: product.id,
@@ -106,7 +106,7 @@ extension AdminController {
             "action": "/admin/catalog/\(Self.pathComponent(app))/products/\(Self.pathComponent(productId))/review",
         ]
         values["error"] = error
-        return try await render("admin-product", session: session, title: "\(productId) · \(app)", values, status: status)
+        return try await render(.adminProduct, session: session, title: "\(productId) · \(app)", values, status: status)
     }
 
     /// Reads one edited product, puts it in place of the stored one, and shows what applying would change.

@@ -11,15 +11,15 @@ extension AdminController {
     /// The form of a catalog edit (operators), or the page that says it is too large (413).
     func catalogForm(_ request: Request, context: Context) async throws -> (ConsoleSession, FormBody) {
         do {
-            return try await gate.form(request, context: context, operatorOnly: true, maxBytes: Self.maxCatalogFormBytes)
+            return try await consoleForm(request, context: context, maxBytes: Self.maxCatalogFormBytes)
         } catch let problem as Problem where problem.status == .contentTooLarge {
-            throw ConsoleRefusal(response: try await tooLargePage(session: try await gate.session(request), context: context))
+            throw ConsoleRefusal(response: try await tooLargePage(session: try context.requireConsoleSession(), context: context))
         }
     }
 
     /// `413`: the catalog is over 1 MiB; nothing was reviewed or applied.
     func tooLargePage(session: ConsoleSession, context: Context) async throws -> Response {
-        try await render("admin-catalog-too-large", session: session, title: "Catalog too large", [
+        try await render(.adminCatalogTooLarge, session: session, title: "Catalog too large", [
             "limit": "1 MiB", "catalogHref": "/admin/catalog/\(Self.pathComponent(context.parameters.get("app") ?? ""))",
         ], status: .contentTooLarge)
     }
@@ -61,7 +61,7 @@ extension AdminController {
             values["review"] = try await catalogReviews.keep(app: catalog.app, accountID: session.accountID, revision: revision,
                                                              digest: CatalogFile.reviewDigest(of: edited)).uuidString.lowercased()
         }
-        return try await render("admin-catalog-review", session: session, title: "Review changes to \(catalog.app)", values)
+        return try await render(.adminCatalogReview, session: session, title: "Review changes to \(catalog.app)", values)
     }
 
     /// A diff line with its kind (`+` added, `-` retired or removed, `~` changed) for the page.

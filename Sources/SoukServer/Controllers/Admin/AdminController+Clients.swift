@@ -7,16 +7,16 @@ import SoukStore
 /// console role sees them; registering and removing are for operators, and `ClientRegistry`
 /// writes each to the audit log with the operator as actor.
 extension AdminController {
-    func addClientRoutes(to router: Router<Context>) {
-        router.get("admin/clients", use: clientsPage)
-        router.post("admin/clients", use: addClient)
-        router.post("admin/clients/remove", use: removeClient)
+    func addClientRoutes(to routes: ConsoleRoutes<Context>) {
+        routes.staff.get("clients", use: clientsPage)
+        routes.operators.post("clients", use: addClient)
+        routes.operators.post("clients/remove", use: removeClient)
     }
 
     var clientRegistry: ClientRegistry { ClientRegistry(database: runtime.database, now: now) }
 
     @Sendable func clientsPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let notice = request.uri.queryParameters["removed"].map { "Removed \($0): its tokens no longer work." }
         return try await renderClients(session: session, notice: notice)
     }
@@ -24,7 +24,7 @@ extension AdminController {
     /// Registers a client (operators); the new `client_id` is shown once on the page (it is not a
     /// secret: it stays in the list too).
     @Sendable func addClient(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context, operatorOnly: true)
+        let (session, form) = try await consoleForm(request, context: context)
         guard let kind = form["kind"].flatMap(RegisteredClient.Kind.init(rawValue:)) else {
             return try await renderClients(session: session, error: "Choose native, web or tv.", form: form.values, status: .badRequest)
         }
@@ -40,7 +40,7 @@ extension AdminController {
 
     /// Removes a client (operators): its tokens are revoked at once.
     @Sendable func removeClient(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context, operatorOnly: true)
+        let (session, form) = try await consoleForm(request, context: context)
         let clientId = form["client_id"] ?? ""
         guard try await clientRegistry.remove(clientId: clientId, actor: session.actor) else {
             return try await renderClients(session: session, error: "No registered client \(clientId).", status: .notFound)
@@ -65,6 +65,6 @@ extension AdminController {
         ]
         values["notice"] = notice
         values["error"] = error
-        return try await render("admin-clients", session: session, title: "Clients", values, status: status)
+        return try await render(.adminClients, session: session, title: "Clients", values, status: status)
     }
 }

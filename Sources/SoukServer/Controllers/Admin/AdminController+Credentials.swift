@@ -8,10 +8,10 @@ import SoukStore
 /// the same page as the developer console's, through the same `StoreCredentialOperations` with
 /// the staff member as actor. Support staff see the hints; only operators upload or remove.
 extension AdminController {
-    func addCredentialRoutes(to router: Router<Context>) {
-        router.get("admin/catalog/:app/credentials", use: credentialsPage)
-        router.post("admin/catalog/:app/credentials", use: uploadCredential)
-        router.post("admin/catalog/:app/credentials/:store/:kind/remove", use: removeCredential)
+    func addCredentialRoutes(to routes: ConsoleRoutes<Context>) {
+        routes.staff.get("catalog/:app/credentials", use: credentialsPage)
+        routes.operators.post("catalog/:app/credentials", use: uploadCredential)
+        routes.operators.post("catalog/:app/credentials/:store/:kind/remove", use: removeCredential)
     }
 
     static func credentialsPath(_ app: String) -> String { "/admin/catalog/\(pathComponent(app))/credentials" }
@@ -19,7 +19,7 @@ extension AdminController {
     var credentialOperations: StoreCredentialOperations { StoreCredentialOperations(runtime: runtime) }
 
     @Sendable func credentialsPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let app = try await requireCatalog(context).catalog.app
         let notice = StoreCredentialPage.notice(request.uri.queryParameters["done"].map(String.init))
         return try await credentialsList(session: session, app: app, notice: notice, error: nil)
@@ -30,11 +30,11 @@ extension AdminController {
         let credentials = try await credentialOperations.list(actor: Self.staffActor(session), app: app)
         let values = StoreCredentialPage.values(app: app, base: "/admin/catalog/\(Self.pathComponent(app))", credentials: credentials,
                                                 csrfToken: session.csrfToken, canChange: session.isOperator, notice: notice, error: error)
-        return try await render("admin-credentials", session: session, title: "Store credentials of \(app)", values, status: status)
+        return try await render(.adminCredentials, session: session, title: "Store credentials of \(app)", values, status: status)
     }
 
     @Sendable func uploadCredential(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let app = try await requireCatalog(context).catalog.app
         guard session.isOperator else { throw DeveloperOperationError.notAllowed("Only an operator may change a catalog's store credentials.") }
         let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: runtime.config.workDir,
@@ -47,7 +47,7 @@ extension AdminController {
     }
 
     @Sendable func removeCredential(_ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context)
+        let (session, _) = try await consoleForm(request, context: context)
         let app = try await requireCatalog(context).catalog.app
         let kind = try StoreCredentialPage.kind(context.parameters.get("store"), context.parameters.get("kind"))
         try await credentialOperations.remove(actor: Self.staffActor(session), app: app, kind: kind)

@@ -12,9 +12,9 @@ import SoukStore
 /// request and writes the audit entry with the operator as actor. Operators only, as the
 /// extension of one person's subscriptions (`StaffScope.Action.extendSubscriptions`).
 extension AdminController {
-    func addExtensionRoutes(to router: Router<Context>) {
-        router.get("admin/catalog/:app/extensions", use: extensionsPage)
-        router.post("admin/catalog/:app/extensions", use: extendAllSubscribers)
+    func addExtensionRoutes(to routes: ConsoleRoutes<Context>) {
+        routes.staff.get("catalog/:app/extensions", use: extensionsPage)
+        routes.staff.post("catalog/:app/extensions", use: extendAllSubscribers)
     }
 
     /// What the form sent (kept to show it again with an error or to confirm).
@@ -47,7 +47,7 @@ extension AdminController {
 
     /// `GET /admin/catalog/<app>/extensions` (`?requested=<request id>` after a request was sent).
     @Sendable func extensionsPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let state = try await requireCatalog(context)
         let rows = try await AppleRenewalExtensionStore(database: runtime.database).requests(app: state.catalog.app)
         var notice: String?
@@ -63,7 +63,7 @@ extension AdminController {
     /// the plan to confirm, and once confirmed asks Apple, then redirects to the page (303), where
     /// the request's status shows.
     @Sendable func extendAllSubscribers(_ request: Request, context: Context) async throws -> Response {
-        let (session, body) = try await gate.form(request, context: context)
+        let (session, body) = try await consoleForm(request, context: context)
         let state = try await requireCatalog(context)
         let app = state.catalog.app
         try await authorize(.extendSubscriptions, session: session, app: app)
@@ -98,7 +98,7 @@ extension AdminController {
 
     private func confirmMassExtension(session: ConsoleSession, plan: AppleOperations.MassExtensionPlan) async throws -> Response {
         let reason = Self.extendReasons.first { $0.code == String(plan.reason) }?.label ?? String(plan.reason)
-        return try await render("admin-extension-confirm", session: session, title: "Extend every subscriber of \(plan.product)", [
+        return try await render(.adminExtensionConfirm, session: session, title: "Extend every subscriber of \(plan.product)", [
             "app": plan.app, "product": plan.product, "appleProductId": plan.appleProductId, "days": String(plan.days),
             "reason": String(plan.reason), "reasonLabel": reason, "environment": plan.environment.rawValue,
             "storefronts": plan.storefronts?.joined(separator: ",") ?? "",
@@ -130,6 +130,6 @@ extension AdminController {
         ]
         values["notice"] = notice
         values["error"] = error
-        return try await render("admin-extensions", session: session, title: "Renewal-date extensions of \(app)", values, status: status)
+        return try await render(.adminExtensions, session: session, title: "Renewal-date extensions of \(app)", values, status: status)
     }
 }

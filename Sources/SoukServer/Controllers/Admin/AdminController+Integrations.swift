@@ -11,14 +11,14 @@ import SoukStore
 extension AdminController {
     static var integrationRows: Int { 20 }
 
-    func addIntegrationRoutes(to router: Router<Context>) {
-        router.get("admin/integrations", use: integrations)
-        router.post("admin/integrations/redeliver", use: redeliver)
-        router.post("admin/integrations/keys/rotate", use: rotateKey)
+    func addIntegrationRoutes(to routes: ConsoleRoutes<Context>) {
+        routes.staff.get("integrations", use: integrations)
+        routes.staff.post("integrations/redeliver", use: redeliver)
+        routes.operators.post("integrations/keys/rotate", use: rotateKey)
     }
 
     @Sendable func integrations(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let notice = request.uri.queryParameters["done"].flatMap { Self.integrationNotices[String($0)] }
         return try await integrationsPage(session: session, request: request, notice: notice, error: nil, publicKey: nil)
     }
@@ -66,12 +66,12 @@ extension AdminController {
         values["notice"] = notice
         values["error"] = error
         values["publicKey"] = publicKey
-        return try await render("admin-integrations", session: session, title: "Integrations", values, status: status)
+        return try await render(.adminIntegrations, session: session, title: "Integrations", values, status: status)
     }
 
     /// Queues one event's webhook deliveries again (support and operators).
     @Sendable func redeliver(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context)
+        let (session, form) = try await consoleForm(request, context: context)
         let app = form["app"] ?? ""
         guard let event = form["event"].flatMap(UUID.init(uuidString:)) else { throw Problem(.badRequest, "Name the event to redeliver.") }
         let queued: Int
@@ -92,7 +92,7 @@ extension AdminController {
     /// A new install verification key for the marketplace (operators); its public key is shown to
     /// register in App Store Connect. The old key stays published until its tokens have expired.
     @Sendable func rotateKey(_ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context, operatorOnly: true)
+        let (session, _) = try await consoleForm(request, context: context)
         let before = try await runtime.installVerificationKeys.activeKeys()[InstallVerificationKeyRecord.marketplaceOwner]?.kid
         let record = try await runtime.installVerificationKeys.rotate(owner: InstallVerificationKeyRecord.marketplaceOwner, kid: nil)
         try await audit.record(actor: session.actor, action: .keyRotate, target: "key:marketplace",

@@ -7,20 +7,20 @@ import SoukStore
 /// `/admin/developers/<id>/statements/<YYYY-MM>`: an organisation's payout statement of one month
 /// (`PayoutStatements`, docs/developers.md "Payouts"), for operators and support, with its CSV.
 extension AdminController {
-    func addPayoutRoutes(to router: Router<Context>) {
-        router.get("admin/developers/:developer/statements/:month", use: payoutStatement)
-        router.get("admin/developers/:developer/statements/:month/csv", use: payoutStatementCSV)
+    func addPayoutRoutes(to routes: ConsoleRoutes<Context>) {
+        routes.staff.get("developers/:developer/statements/:month", use: payoutStatement)
+        routes.staff.get("developers/:developer/statements/:month/csv", use: payoutStatementCSV)
     }
 
     @Sendable func payoutStatement(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let page = try await statementPage(session: session, context: context)
-        return try await render("admin-payout-statement", session: session,
+        return try await render(.adminPayoutStatement, session: session,
                                 title: "Statement of \(page.statement.developerName), \(page.statement.month)", page.values)
     }
 
     @Sendable func payoutStatementCSV(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         return try await statementPage(session: session, context: context).csvResponse
     }
 

@@ -9,12 +9,12 @@ import SoukStore
 extension AdminController {
     /// `/admin/people?q=`: accounts by email substring or exact id, 50 a page.
     @Sendable func people(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let query = request.uri.queryParameters["q"].map(String.init) ?? ""
         let page = Self.page(request)
         let found = try await PeopleDirectory(database: runtime.database).searchRecords(query, limit: Self.pageSize + 1,
                                                                                         offset: ProductLists.offset(page: page, size: Self.pageSize))
-        return try await render("admin-people", session: session, title: "People", [
+        return try await render(.adminPeople, session: session, title: "People", [
             "query": query,
             "people": found.prefix(Self.pageSize).map { account in
                 ["id": account.id.uuidString.lowercased(), "email": account.email, "role": account.role.rawValue,
@@ -27,7 +27,7 @@ extension AdminController {
 
     /// `/admin/people/<id>`: the account's facts, devices, live licenses, purchases, orders and grants.
     @Sendable func person(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let account = try await requirePerson(context)
         let notice = request.uri.queryParameters["done"].map { Self.notices[String($0)] ?? "" }
         return try await personPage(session: session, account: account, notice: notice, error: nil)
@@ -107,13 +107,13 @@ extension AdminController {
         values["notice"] = notice
         values["error"] = error
         if let resetLink { values["resetLink"] = ["url": resetLink.url, "expires": resetLink.expires] }
-        return try await render("admin-person", session: session, title: account.email, values, status: status)
+        return try await render(.adminPerson, session: session, title: account.email, values, status: status)
     }
 
     /// Grants an entitlement: app, entitlement, reason, optional until. Support grants an app's own
     /// entitlements to customers; a `marketplace` grant (a membership) is an operator's.
     @Sendable func grant(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context)
+        let (session, form) = try await consoleForm(request, context: context)
         let account = try await requirePerson(context)
         let app = (form["app"] ?? "").trimmingCharacters(in: .whitespaces)
         let entitlement = (form["entitlement"] ?? "").trimmingCharacters(in: .whitespaces)
@@ -134,7 +134,7 @@ extension AdminController {
 
     /// Revokes one promotional grant of the person (a `marketplace` grant: operators only).
     @Sendable func revokeGrant(_ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context)
+        let (session, _) = try await consoleForm(request, context: context)
         let account = try await requirePerson(context)
         guard let grantID = context.parameters.get("grant").flatMap(UUID.init(uuidString:)) else {
             try await authorize(.revoke, session: session, on: account)
@@ -159,7 +159,7 @@ extension AdminController {
     }
 
     private func setDisabled(_ disabled: Bool, _ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context)
+        let (session, _) = try await consoleForm(request, context: context)
         let account = try await requirePerson(context)
         do {
             try await peopleOperations.setDisabled(disabled, actor: Self.staffActor(session), person: account)
@@ -171,7 +171,7 @@ extension AdminController {
 
     /// Ends every browser session and device token of the person at once.
     @Sendable func signOutPerson(_ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context)
+        let (session, _) = try await consoleForm(request, context: context)
         let account = try await requirePerson(context)
         do {
             try await peopleOperations.signOut(actor: Self.staffActor(session), person: account)
@@ -185,7 +185,7 @@ extension AdminController {
     /// chooses their own password. The person's sessions and tokens end and their old password stops
     /// working at once. The console never sets a password (`souk accounts reset-password` does).
     @Sendable func resetPassword(_ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context)
+        let (session, _) = try await consoleForm(request, context: context)
         let account = try await requirePerson(context)
         let link: PasswordResetLinks.Made
         do {

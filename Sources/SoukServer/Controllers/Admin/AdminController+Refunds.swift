@@ -12,10 +12,10 @@ import SoukStore
 /// `charge.refunded` webhook arrives, as for a refund made in Stripe's dashboard. If Stripe cannot
 /// be reached, nothing is refunded and the page says so. The app goes at its next license renewal.
 extension AdminController {
-    func addRefundRoutes(to router: Router<Context>) {
-        router.post("admin/people/:id/orders/:order/refund", use: refundOrder)
-        router.post("admin/people/:id/plans/:plan/refund", use: refundPlan)
-        router.post("admin/people/:id/purchases/:payment/refund", use: refundPurchase)
+    func addRefundRoutes(to routes: ConsoleRoutes<Context>) {
+        routes.staff.post("people/:id/orders/:order/refund", use: refundOrder)
+        routes.staff.post("people/:id/plans/:plan/refund", use: refundPlan)
+        routes.staff.post("people/:id/purchases/:payment/refund", use: refundPurchase)
     }
 
     /// Refunds a person's Google Play purchase at Google (operators), as `souk purchases refund`
@@ -23,7 +23,7 @@ extension AdminController {
     /// for a subscription (`prorated=on`: the unused time only). Access ends when Google confirms
     /// it; no answer from Google refunds nothing (503), a refusal is shown as Google gave it (502).
     @Sendable func refundPurchase(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context)
+        let (session, form) = try await consoleForm(request, context: context)
         let account = try await requirePerson(context)
         try await authorize(.refund, session: session, on: account)
         guard let paymentId = context.parameters.get("payment").flatMap(UUID.init(uuidString:)) else {
@@ -53,7 +53,7 @@ extension AdminController {
     }
 
     @Sendable func refundOrder(_ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context)
+        let (session, _) = try await consoleForm(request, context: context)
         let account = try await requirePerson(context)
         try await authorize(.refund, session: session, on: account)
         let accountID = account.id
@@ -95,7 +95,7 @@ extension AdminController {
     /// `POST /v1/refunds` (its PaymentIntent; access ends when Stripe's `charge.refunded` arrives,
     /// as docs/selling.md describes), a development plan at once.
     @Sendable func refundPlan(_ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context)
+        let (session, _) = try await consoleForm(request, context: context)
         let account = try await requirePerson(context)
         try await authorize(.refund, session: session, on: account)
         let accountID = account.id

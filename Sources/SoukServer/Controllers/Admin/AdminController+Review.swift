@@ -8,11 +8,11 @@ import SoukStore
 /// (`VersionReview`, docs/developers.md "Review"). Support staff see the queue and each version;
 /// only operators approve or reject.
 extension AdminController {
-    func addReviewRoutes(to router: Router<Context>) {
-        router.get("admin/review", use: reviewQueue)
-        router.get("admin/review/:item/:version", use: reviewVersion)
-        router.post("admin/review/:item/:version/approve", use: approveVersion)
-        router.post("admin/review/:item/:version/reject", use: rejectVersion)
+    func addReviewRoutes(to routes: ConsoleRoutes<Context>) {
+        routes.staff.get("review", use: reviewQueue)
+        routes.staff.get("review/:item/:version", use: reviewVersion)
+        routes.operators.post("review/:item/:version/approve", use: approveVersion)
+        routes.operators.post("review/:item/:version/reject", use: rejectVersion)
     }
 
     /// The actor a console session acts as in the operations layer.
@@ -24,7 +24,7 @@ extension AdminController {
 
     /// `/admin/review`: the queue, the longest-waiting first.
     @Sendable func reviewQueue(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let queue = try await versionReview.queue(actor: Self.staffActor(session))
         let notice = request.uri.queryParameters["done"].flatMap { ["approved": "Version released.", "rejected": "Version rejected."][String($0)] }
         var values: [String: Any] = [
@@ -36,17 +36,17 @@ extension AdminController {
             },
         ]
         values["notice"] = notice
-        return try await render("admin-review-queue", session: session, title: "Review", values)
+        return try await render(.adminReviewQueue, session: session, title: "Review", values)
     }
 
     /// `/admin/review/<AppleItemID>/<AppleVersionID>`: the version's facts and what changed since the previous release.
     @Sendable func reviewVersion(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         return try await reviewPage(session: session, context: context, error: nil, status: .ok)
     }
 
     @Sendable func approveVersion(_ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context, operatorOnly: true)
+        let (session, _) = try await consoleForm(request, context: context)
         let (item, version) = try reviewedIDs(context)
         do {
             try await versionReview.approve(actor: Self.staffActor(session), appleItemId: item, appleVersionId: version)
@@ -57,7 +57,7 @@ extension AdminController {
     }
 
     @Sendable func rejectVersion(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context, operatorOnly: true)
+        let (session, form) = try await consoleForm(request, context: context)
         let (item, version) = try reviewedIDs(context)
         do {
             try await versionReview.reject(actor: Self.staffActor(session), appleItemId: item, appleVersionId: version, reason: form["reason"] ?? "")
@@ -117,7 +117,7 @@ extension AdminController {
         values["error"] = error
         values["reason"] = facts.reviewReason
         values["previous"] = comparison.previous.map { "\($0.shortVersionString) (\($0.bundleVersion), AppleVersionID \($0.appleVersionId))" }
-        return try await render("admin-review-version", session: session, title: "Review of \(facts.appName) \(facts.shortVersionString)",
+        return try await render(.adminReviewVersion, session: session, title: "Review of \(facts.appName) \(facts.shortVersionString)",
                                 values, status: status)
     }
 }

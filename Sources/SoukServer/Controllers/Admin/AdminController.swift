@@ -6,8 +6,8 @@ import SoukStore
 
 /// The operator console (`/admin…`, issue 14) for accounts with the `support` or `operator` role:
 /// the dashboard, apps, catalogs, people, the audit log and the operator's own two-factor settings. Every route
-/// passes `ConsoleGate`; every change is written to the audit log with its before and after.
-struct AdminController<Context: RequestContext> {
+/// is in a group of `ConsoleRoutes`, whose `ConsoleMiddleware` passes `ConsoleGate`; every change is written to the audit log with its before and after.
+struct AdminController<Context: ConsoleRequestContext> {
     let runtime: SoukRuntime
     let sessions: WebSessionStore
     let pages: Pages
@@ -43,36 +43,37 @@ struct AdminController<Context: RequestContext> {
         SecondFactorController<Context>(sessions: sessions, totp: totp, throttle: LoginThrottle(database: runtime.database, now: now),
                                         pages: pages, marketplaceName: { try await catalog.marketplaceName(keys: keys) })
             .addRoutes(to: router)
-        router.get("admin", use: dashboard)
-        router.get("admin/people", use: people)
-        router.get("admin/people/:id", use: person)
-        router.post("admin/people/:id/grants", use: grant)
-        router.post("admin/people/:id/grants/:grant/revoke", use: revokeGrant)
-        router.post("admin/people/:id/disable", use: disable)
-        router.post("admin/people/:id/enable", use: enable)
-        router.post("admin/people/:id/reset-password", use: resetPassword)
-        router.post("admin/people/:id/sign-out", use: signOutPerson)
-        router.post("admin/people/:id/extend-subscriptions", use: extendSubscriptions)
-        router.get("admin/app-store-orders", use: appStoreOrder)
-        router.get("admin/security", use: security)
-        router.post("admin/security/confirm", use: confirmTOTP)
-        router.get("admin/audit", use: auditPage)
-        addAppRoutes(to: router)
-        addCatalogRoutes(to: router)
-        addExtensionRoutes(to: router)
-        addIntegrationRoutes(to: router)
-        addRefundRoutes(to: router)
-        addClientRoutes(to: router)
-        addReviewRoutes(to: router)
-        addPayoutRoutes(to: router)
-        addCredentialRoutes(to: router)
+        let routes = ConsoleRoutes(router.group("admin"), gate: gate)
+        routes.staff.get(use: dashboard)
+        routes.staff.get("people", use: people)
+        routes.staff.get("people/:id", use: person)
+        routes.staff.post("people/:id/grants", use: grant)
+        routes.staff.post("people/:id/grants/:grant/revoke", use: revokeGrant)
+        routes.staff.post("people/:id/disable", use: disable)
+        routes.staff.post("people/:id/enable", use: enable)
+        routes.staff.post("people/:id/reset-password", use: resetPassword)
+        routes.staff.post("people/:id/sign-out", use: signOutPerson)
+        routes.staff.post("people/:id/extend-subscriptions", use: extendSubscriptions)
+        routes.staff.get("app-store-orders", use: appStoreOrder)
+        routes.enrolment.get("security", use: security)
+        routes.enrolment.post("security/confirm", use: confirmTOTP)
+        routes.staff.get("audit", use: auditPage)
+        addAppRoutes(to: routes)
+        addCatalogRoutes(to: routes)
+        addExtensionRoutes(to: routes)
+        addIntegrationRoutes(to: routes)
+        addRefundRoutes(to: routes)
+        addClientRoutes(to: routes)
+        addReviewRoutes(to: routes)
+        addPayoutRoutes(to: routes)
+        addCredentialRoutes(to: routes)
     }
 
     /// The dashboard: what the marketplace holds now (as of at most a minute ago) and the last 30 days.
     @Sendable func dashboard(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireConsoleSession()
         let (counts, charts) = try await dashboardFigures()
-        return try await render("admin-dashboard", session: session, title: "Console", [
+        return try await render(.adminDashboard, session: session, title: "Console", [
             "asOf": WebController<Context>.format(counts.at),
             "counts": [
                 ["label": "Apps", "value": String(counts.figures.apps)],
@@ -86,22 +87,20 @@ struct AdminController<Context: RequestContext> {
         ])
     }
 
+    /// The form of a console POST, after `ConsoleMiddleware` let its session in: 403 without the
+    /// session's CSRF token, 413 for a body over `maxBytes`.
+    func consoleForm(_ request: Request, context: Context, maxBytes: Int = FormBody.maxBytes) async throws -> (ConsoleSession, FormBody) {
+        let session = try context.requireConsoleSession()
+        return (session, try await sessions.consoleForm(request, cookie: session.cookie, context: context, maxBytes: maxBytes))
+    }
+
     /// A console page: the layout's values, the console's navigation and the session's CSRF token.
-    func render(_ template: String, session: ConsoleSession, title: String, _ values: [String: Any],
+    func render(_ template: PageTemplate, session: ConsoleSession, title: String, _ values: [String: Any],
                 status: HTTPResponse.Status = .ok) async throws -> Response {
-        var all = values
-        // `{{#has-x}}` opens a table only when the list `x` has rows.
-        for (key, value) in values {
-            if let list = value as? [Any] { all["has-" + key] = !list.isEmpty }
-        }
-        all["title"] = title
-        all["marketplace"] = try await runtime.catalog.marketplaceName(keys: runtime.keys)
-        all["csrfToken"] = session.csrfToken
-        all["operatorEmail"] = session.account.email
-        all["role"] = session.role.rawValue
-        all["isOperator"] = session.isOperator
-        all["mustEnrol"] = session.mustEnrol
-        return pages.response(template, all, status: status)
+        let layout = ConsoleLayout(title: title, marketplace: try await runtime.catalog.marketplaceName(keys: runtime.keys),
+                                   csrfToken: session.csrfToken, operatorEmail: session.account.email, role: session.role.rawValue,
+                                   isOperator: session.isOperator, mustEnrol: session.mustEnrol)
+        return pages.response(template, ConsolePageContext(layout: layout, values: values), status: status)
     }
 
     static func auditLine(_ entry: AuditEntry) -> [String: Any] {

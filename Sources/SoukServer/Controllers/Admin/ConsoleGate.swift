@@ -19,11 +19,11 @@ struct ConsoleSession: Sendable {
     var isOperator: Bool { role == .operator }
 }
 
-/// The door of every `/admin…` route: signed out → 303 to `/signin?next=<path>`; a customer → 403
-/// page; with `requiresTwoFactor` (`consoleRequiresTwoFactor`), a staff member without TOTP → 303 to
+/// The door of every `/admin…` route, passed once per request by `ConsoleMiddleware`: signed out →
+/// 303 to `/signin?next=<path>`; a customer → 403 page; with `requiresTwoFactor` (`consoleRequiresTwoFactor`), a staff member without TOTP → 303 to
 /// the enrolment page, the only console page they may see until it is on; an account with TOTP on
 /// whose session has not given its code → 303 to the code step; a POST without the session's CSRF
-/// token → 403 (`form`).
+/// token → 403 (`AdminController.consoleForm`).
 struct ConsoleGate: Sendable {
     let sessions: WebSessionStore
     let totp: TOTPStore
@@ -33,14 +33,15 @@ struct ConsoleGate: Sendable {
 
     /// The console session of `request`, or a refusal thrown as its response. `enrolment`: the
     /// two-factor enrolment page itself, open before two-factor sign-in is on.
-    func session(_ request: Request, enrolment: Bool = false) async throws -> ConsoleSession {
+    /// Called once per request by `ConsoleMiddleware`; handlers read the session from their context.
+    func authenticate(_ request: Request, enrolment: Bool) async throws -> ConsoleSession {
         let here = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
         guard let cookie = request.cookies[WebSessionStore.cookieName]?.value, let session = try await sessions.find(cookie) else {
             throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(Self.url("/signin", next: here)))
         }
         let role = session.account.role
         guard role.usesConsole else {
-            throw ConsoleRefusal(response: pages.response("admin-forbidden", [
+            throw ConsoleRefusal(response: pages.response(.adminForbidden, [
                 "title": "Not available", "marketplace": try await marketplaceName(), "email": session.account.email,
             ], status: .forbidden))
         }
@@ -54,24 +55,7 @@ struct ConsoleGate: Sendable {
                               role: role, cookie: cookie, mustEnrol: requiresTwoFactor && !session.account.totpEnabled)
     }
 
-    /// The form of a console POST from an operator (`operatorOnly`) or any console role; 403 without
-    /// the session's CSRF token or the role, 413 for a body over `maxBytes`.
-    func form(_ request: Request, context: some RequestContext, operatorOnly: Bool = false, enrolment: Bool = false,
-              maxBytes: Int = FormBody.maxBytes) async throws -> (ConsoleSession, FormBody) {
-        let session = try await self.session(request, enrolment: enrolment)
-        guard let stored = try await sessions.find(session.cookie) else { throw Problem(.forbidden, "Sign in again.") }
-        let form = try await sessions.checkedForm(request, session: stored, context: context, maxBytes: maxBytes)
-        if operatorOnly { try Self.requireOperator(session) }
-        return (session, form)
-    }
-
-    /// The console session of an operator; 403 for another role (before any body is read).
-    func operatorSession(_ request: Request) async throws -> ConsoleSession {
-        let session = try await self.session(request)
-        try Self.requireOperator(session)
-        return session
-    }
-
+    /// 403 for a console role other than operator.
     static func requireOperator(_ session: ConsoleSession) throws {
         guard session.isOperator else { throw Problem(.forbidden, "Only an operator may do this; your role is \(session.role.rawValue).") }
     }

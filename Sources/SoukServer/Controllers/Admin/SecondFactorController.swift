@@ -67,6 +67,6 @@ struct SecondFactorController<Context: RequestContext> {
         var values: [String: Any] = ["title": "Enter your code", "marketplace": try await marketplaceName(),
                                      "email": session.account.email, "csrfToken": session.csrfToken, "next": next]
         values["error"] = error
-        return pages.response("signin-code", values, status: status, extraHeaders: headers)
+        return pages.response(.signinCode, values, status: status, extraHeaders: headers)
     }
 }

@@ -7,13 +7,13 @@ import SoukStore
 /// An organisation's app in the developer console: its page (facts, storefront text and media,
 /// package upload, versions with their review state), and the forms that change them.
 extension DeveloperConsoleController {
-    func addAppRoutes(to router: Router<Context>) {
-        router.get("developer/apps/:item", use: appPage)
-        router.post("developer/apps/:item/details", use: saveDetails)
-        router.post("developer/apps/:item/media", use: uploadMedia)
-        router.post("developer/apps/:item/packages", use: uploadPackage)
-        router.post("developer/apps/:item/versions/:version/withdraw", use: withdrawVersion)
-        router.post("developer/apps/:item/versions/:version/reinstate", use: reinstateVersion)
+    func addAppRoutes(to routes: DeveloperConsoleRoutes<Context>) {
+        routes.members.get("apps/:item", use: appPage)
+        routes.members.post("apps/:item/details", use: saveDetails)
+        routes.members.post("apps/:item/media", use: uploadMedia)
+        routes.members.post("apps/:item/packages", use: uploadPackage)
+        routes.members.post("apps/:item/versions/:version/withdraw", use: withdrawVersion)
+        routes.members.post("apps/:item/versions/:version/reinstate", use: reinstateVersion)
     }
 
     static var appNotices: [String: String] {
@@ -23,7 +23,7 @@ extension DeveloperConsoleController {
 
     /// `/developer/apps/<AppleItemID>`.
     @Sendable func appPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         let app = try await services.ownership.app(try Self.appleItemId(context), for: session.actor)
         var notice = request.uri.queryParameters["done"].flatMap { Self.appNotices[String($0)] }
         if let imported = request.uri.queryParameters["imported"].flatMap({ AppleID.parse(String($0)) }),
@@ -75,12 +75,12 @@ extension DeveloperConsoleController {
         }
         values["notice"] = notice
         values["error"] = error
-        return try await render("developer-app", session: session, title: app.name, values, status: status)
+        return try await render(.developerApp, session: session, title: app.name, values, status: status)
     }
 
     /// Subtitle, category, description and what's new.
     @Sendable func saveDetails(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context)
+        let (session, form) = try await memberForm(request, context: context)
         let id = try Self.appleItemId(context)
         do {
             try await SaveAppText(services: services)(actor: session.actor, appleItemId: id, .init(
@@ -95,7 +95,7 @@ extension DeveloperConsoleController {
 
     /// Icon and screenshots, as `multipart/form-data` (`icon`, `iphone`, `ipad`).
     @Sendable func uploadMedia(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         let app = try await services.ownership.app(try Self.appleItemId(context), for: session.actor)
         let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: services.workDir,
                                                 maxFileBytes: AdminController<Context>.maxMediaUploadBytes)
@@ -114,7 +114,7 @@ extension DeveloperConsoleController {
     /// A package zip, as `multipart/form-data` field `package`, streamed to a temporary file and
     /// imported like `souk packages import`; it must be this app's.
     @Sendable func uploadPackage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         // Ownership before a byte of the body is read: another organisation's app is 404 at once.
         let app = try await services.ownership.app(try Self.appleItemId(context), for: session.actor)
         let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: services.workDir,
@@ -146,7 +146,7 @@ extension DeveloperConsoleController {
     }
 
     private func setWithdrawn(_ withdrawn: Bool, _ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context)
+        let (session, form) = try await memberForm(request, context: context)
         let id = try Self.appleItemId(context)
         guard let version = context.parameters.get("version").flatMap(AppleID.parse) else {
             throw DeveloperOperationError.notFound("This app has no version with this AppleVersionID.")

@@ -8,17 +8,17 @@ import SoukStore
 /// (the diff of `souk catalog apply --dry-run`) and apply, through `ReviewCatalogEdit` and
 /// `ApplyCatalogEdit`. A form over 1 MiB of catalog is refused before it is read (413).
 extension DeveloperConsoleController {
-    func addCatalogRoutes(to router: Router<Context>) {
-        router.get("developer/catalog/:app", use: catalogPage)
-        router.post("developer/catalog/:app/review", use: reviewCatalog)
-        router.post("developer/catalog/:app/apply", use: applyCatalog)
+    func addCatalogRoutes(to routes: DeveloperConsoleRoutes<Context>) {
+        routes.members.get("catalog/:app", use: catalogPage)
+        routes.members.post("catalog/:app/review", use: reviewCatalog)
+        routes.members.post("catalog/:app/apply", use: applyCatalog)
     }
 
     static func catalogPath(_ app: String) -> String { "/developer/catalog/" + AdminController<Context>.pathComponent(app) }
 
     /// `/developer/catalog/<app>`: products, entitlements and the catalog file to edit.
     @Sendable func catalogPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         let state = try await services.ownership.catalog(context.parameters.get("app") ?? "", for: session.actor)
         let notice = request.uri.queryParameters["done"] == "applied" ? "Applied: the catalog is at revision \(state.revision)." : nil
         return try await catalogEditor(session: session, state: state, text: CatalogFile.encode(state.catalog), notice: notice, error: nil)
@@ -42,15 +42,15 @@ extension DeveloperConsoleController {
         values["retired"] = state.retiredIdsForPage
         values["notice"] = notice
         values["error"] = error
-        return try await render("developer-catalog", session: session, title: "Catalog of \(app)", values, status: status)
+        return try await render(.developerCatalog, session: session, title: "Catalog of \(app)", values, status: status)
     }
 
     /// The edit form, after the gate and ownership (404 before the body is read), or a 413 page.
     private func catalogForm(_ request: Request, context: Context) async throws -> (DeveloperSession, CommerceCatalogState, FormBody) {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         let state = try await services.ownership.catalog(context.parameters.get("app") ?? "", for: session.actor)
         do {
-            let (_, form) = try await gate.form(request, context: context, maxBytes: AdminController<Context>.maxCatalogFormBytes)
+            let (_, form) = try await memberForm(request, context: context, maxBytes: AdminController<Context>.maxCatalogFormBytes)
             return (session, state, form)
         } catch let problem as Problem where problem.status == .contentTooLarge {
             throw ConsoleRefusal(response: try await tooLargePage(session: session, app: state.catalog.app))
@@ -59,7 +59,7 @@ extension DeveloperConsoleController {
 
     /// `413`: the catalog is over 1 MiB; nothing was reviewed or applied.
     private func tooLargePage(session: DeveloperSession, app: String) async throws -> Response {
-        try await render("developer-catalog-too-large", session: session, title: "Catalog too large", [
+        try await render(.developerCatalogTooLarge, session: session, title: "Catalog too large", [
             "limit": "1 MiB", "catalogHref": Self.catalogPath(app),
         ], status: .contentTooLarge)
     }
@@ -73,7 +73,7 @@ extension DeveloperConsoleController {
         case .refused(let error):
             return try await catalogEditor(session: session, state: state, text: text, notice: nil, error: error, status: .unprocessableContent)
         case .unchanged:
-            return try await render("developer-catalog-review", session: session, title: "Review changes to \(state.catalog.app)", [
+            return try await render(.developerCatalogReview, session: session, title: "Review changes to \(state.catalog.app)", [
                 "app": state.catalog.app, "unchanged": true, "catalogHref": Self.catalogPath(state.catalog.app),
             ])
         case .changes(let changes):
@@ -87,7 +87,7 @@ extension DeveloperConsoleController {
                 "review": changes.review.uuidString.lowercased(),
             ]
             values["fileLines"] = fileLines
-            return try await render("developer-catalog-review", session: session, title: "Review changes to \(state.catalog.app)", values)
+            return try await render(.developerCatalogReview, session: session, title: "Review changes to \(state.catalog.app)", values)
         }
     }
 

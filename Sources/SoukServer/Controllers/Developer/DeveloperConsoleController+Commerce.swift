@@ -7,15 +7,15 @@ import SoukStore
 /// An in-app catalog's promotional grants (made and revoked by account token) and its purchases
 /// (sales, subscriptions, refunds; read-only), buyers named by account token, never by email.
 extension DeveloperConsoleController {
-    func addCommerceRoutes(to router: Router<Context>) {
-        router.get("developer/catalog/:app/grants", use: grantsPage)
-        router.post("developer/catalog/:app/grants", use: grant)
-        router.post("developer/grants/:grant/revoke", use: revokeGrant)
-        router.get("developer/catalog/:app/purchases", use: purchasesPage)
+    func addCommerceRoutes(to routes: DeveloperConsoleRoutes<Context>) {
+        routes.members.get("catalog/:app/grants", use: grantsPage)
+        routes.members.post("catalog/:app/grants", use: grant)
+        routes.members.post("grants/:grant/revoke", use: revokeGrant)
+        routes.members.get("catalog/:app/purchases", use: purchasesPage)
     }
 
     @Sendable func grantsPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         let notice: String? = switch request.uri.queryParameters["done"] {
         case "granted": "Granted."
         case "revoked": "Grant revoked."
@@ -45,12 +45,12 @@ extension DeveloperConsoleController {
         ]
         values["notice"] = notice
         values["error"] = error
-        return try await render("developer-grants", session: session, title: "Grants · \(state.catalog.app)", values, status: status)
+        return try await render(.developerGrants, session: session, title: "Grants · \(state.catalog.app)", values, status: status)
     }
 
     /// Grants an entitlement to the person with an account token: entitlement, reason, optional until.
     @Sendable func grant(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context)
+        let (session, form) = try await memberForm(request, context: context)
         let app = context.parameters.get("app") ?? ""
         let entered = ["accountToken": (form["accountToken"] ?? "").trimmingCharacters(in: .whitespaces),
                        "entitlement": form["entitlement"] ?? "", "until": (form["until"] ?? "").trimmingCharacters(in: .whitespaces),
@@ -78,7 +78,7 @@ extension DeveloperConsoleController {
     }
 
     @Sendable func revokeGrant(_ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context)
+        let (session, _) = try await memberForm(request, context: context)
         guard let id = context.parameters.get("grant").flatMap(UUID.init(uuidString:)) else {
             throw DeveloperOperationError.notFound("No grant of yours has this id.")
         }
@@ -88,11 +88,11 @@ extension DeveloperConsoleController {
 
     /// `/developer/catalog/<app>/purchases`: the newest 200 verified purchases, read-only.
     @Sendable func purchasesPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         let app = context.parameters.get("app") ?? ""
         let lines = try await DeveloperPurchaseList(services: services)(actor: session.actor, app: app)
         let format = WebController<Context>.format
-        return try await render("developer-purchases", session: session, title: "Purchases · \(app)", [
+        return try await render(.developerPurchases, session: session, title: "Purchases · \(app)", [
             "app": app, "catalogHref": Self.catalogPath(app),
             "purchases": lines.map { line -> [String: String] in
                 let purchase = line.purchase

@@ -9,16 +9,16 @@ import SoukStore
 /// removing one, through `StoreCredentialOperations` as the session's actor. Another
 /// organisation's catalog is 404 before a byte of an upload is read.
 extension DeveloperConsoleController {
-    func addCredentialRoutes(to router: Router<Context>) {
-        router.get("developer/catalog/:app/credentials", use: credentialsPage)
-        router.post("developer/catalog/:app/credentials", use: uploadCredential)
-        router.post("developer/catalog/:app/credentials/:store/:kind/remove", use: removeCredential)
+    func addCredentialRoutes(to routes: DeveloperConsoleRoutes<Context>) {
+        routes.members.get("catalog/:app/credentials", use: credentialsPage)
+        routes.members.post("catalog/:app/credentials", use: uploadCredential)
+        routes.members.post("catalog/:app/credentials/:store/:kind/remove", use: removeCredential)
     }
 
     var credentialOperations: StoreCredentialOperations { StoreCredentialOperations(services: services, keysDir: keysDir) }
 
     @Sendable func credentialsPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         let app = context.parameters.get("app") ?? ""
         let notice = StoreCredentialPage.notice(request.uri.queryParameters["done"].map(String.init))
         return try await credentialsList(session: session, app: app, notice: notice, error: nil)
@@ -29,11 +29,11 @@ extension DeveloperConsoleController {
         let credentials = try await credentialOperations.list(actor: session.actor, app: app)
         let values = StoreCredentialPage.values(app: app, base: Self.catalogPath(app), credentials: credentials, csrfToken: session.csrfToken,
                                                 canChange: true, notice: notice, error: error)
-        return try await render("developer-credentials", session: session, title: "Store credentials of \(app)", values, status: status)
+        return try await render(.developerCredentials, session: session, title: "Store credentials of \(app)", values, status: status)
     }
 
     @Sendable func uploadCredential(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         let app = try await services.ownership.catalog(context.parameters.get("app") ?? "", for: session.actor).catalog.app
         let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: services.workDir,
                                                 maxFileBytes: StoreCredentialUpload.maxBytes)
@@ -45,7 +45,7 @@ extension DeveloperConsoleController {
     }
 
     @Sendable func removeCredential(_ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context)
+        let (session, _) = try await memberForm(request, context: context)
         let app = context.parameters.get("app") ?? ""
         let kind = try StoreCredentialPage.kind(context.parameters.get("store"), context.parameters.get("kind"))
         try await credentialOperations.remove(actor: session.actor, app: app, kind: kind)

@@ -8,14 +8,14 @@ import SoukStore
 /// its scopes as checkboxes (the key is shown once, on the page that answers the form), the list
 /// (name, scopes, last four characters, last use) and revoking.
 extension DeveloperConsoleController {
-    func addKeyRoutes(to router: Router<Context>) {
-        router.get("developer/keys", use: keysPage)
-        router.post("developer/keys", use: createKey)
-        router.post("developer/keys/:key/revoke", use: revokeKey)
+    func addKeyRoutes(to routes: DeveloperConsoleRoutes<Context>) {
+        routes.members.get("keys", use: keysPage)
+        routes.members.post("keys", use: createKey)
+        routes.members.post("keys/:key/revoke", use: revokeKey)
     }
 
     @Sendable func keysPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         let notice = request.uri.queryParameters["done"] == "revoked" ? "Key revoked: it no longer signs in." : nil
         return try await keysList(session: session, notice: notice, error: nil, secret: nil, status: .ok)
     }
@@ -34,12 +34,12 @@ extension DeveloperConsoleController {
         values["notice"] = notice
         values["error"] = error
         values["secret"] = secret
-        return try await render("developer-keys", session: session, title: "API keys", values, status: status)
+        return try await render(.developerKeys, session: session, title: "API keys", values, status: status)
     }
 
     /// Makes a key and shows it once.
     @Sendable func createKey(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context)
+        let (session, form) = try await memberForm(request, context: context)
         // One checkbox a scope, each its own field (a form may not repeat a name).
         let scopes = Set(DeveloperScope.allCases.filter { form[Self.scopeField($0)] != nil })
         do {
@@ -55,7 +55,7 @@ extension DeveloperConsoleController {
     static func scopeField(_ scope: DeveloperScope) -> String { "scope-" + scope.rawValue.replacingOccurrences(of: ":", with: "-") }
 
     @Sendable func revokeKey(_ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context)
+        let (session, _) = try await memberForm(request, context: context)
         guard let id = context.parameters.get("key").flatMap(UUID.init(uuidString:)) else {
             throw DeveloperOperationError.notFound("No key of yours has this id.")
         }

@@ -8,19 +8,19 @@ import SoukStore
 /// refunds, buyers by account token, never by email (in-app purchases and subscriptions are on each
 /// catalog's purchases page).
 extension DeveloperConsoleController {
-    func addSalesRoutes(to router: Router<Context>) {
-        router.get("developer/sales", use: salesPage)
+    func addSalesRoutes(to routes: DeveloperConsoleRoutes<Context>) {
+        routes.members.get("sales", use: salesPage)
     }
 
     @Sendable func salesPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         let format = WebController<Context>.format
         let sales = try await services.operations.paidAppSales(actor: session.actor)
         var catalogs: [[String: String]] = []
         for app in try await services.directory.catalogs(of: session.member.developerID) {
             catalogs.append(["app": app, "href": Self.catalogPath(app) + "/purchases"])
         }
-        return try await render("developer-sales", session: session, title: "Sales", [
+        return try await render(.developerSales, session: session, title: "Sales", [
             "catalogs": catalogs,
             "sales": sales.map { sale -> [String: String] in
                 let amount = { (value: Int64) in "\(PayoutStatement.decimal(value, currency: sale.currency)) \(sale.currency)" }

@@ -8,7 +8,7 @@ import SoukStore
 /// in the developer console. While two-factor sign-in is required and not on, the only page open.
 extension DeveloperConsoleController {
     @Sendable func security(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request, enrolment: true)
+        let session = try context.requireDeveloperSession()
         return try await securityPage(session: session, error: nil, status: .ok)
     }
 
@@ -21,12 +21,12 @@ extension DeveloperConsoleController {
             values["uri"] = TOTP.provisioningURI(secret: secret, issuer: try await marketplaceName(), account: session.account.email)
         }
         values["error"] = error
-        return try await render("developer-security", session: session, title: "Two-factor sign-in", values, status: status)
+        return try await render(.developerSecurity, session: session, title: "Two-factor sign-in", values, status: status)
     }
 
     /// Turns TOTP on once a code from the app is confirmed; shows the ten recovery codes once.
     @Sendable func confirmTOTP(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context, enrolment: true)
+        let (session, form) = try await memberForm(request, context: context)
         guard let codes = try await totp.confirm(account: session.accountID, code: form["code"] ?? "") else {
             return try await securityPage(session: session, error: "That code is not right. Check the app's clock and try the current code.",
                                           status: .badRequest)
@@ -36,6 +36,6 @@ extension DeveloperConsoleController {
         try await services.audit.record(actor: session.actor.auditName, action: .accountTOTPEnable,
                                         target: "account:\(session.accountID.uuidString.lowercased())",
                                         before: ["email": session.account.email, "totp": "off"], after: ["email": session.account.email, "totp": "on"])
-        return try await render("developer-recovery-codes", session: session, title: "Recovery codes", ["codes": codes])
+        return try await render(.developerRecoveryCodes, session: session, title: "Recovery codes", ["codes": codes])
     }
 }

@@ -7,32 +7,32 @@ import SoukCore
 /// "Payouts"): the operator console's page (`PayoutStatementPage`, the `payout-statement` partial)
 /// for the member's own organisation only, with a month picker and the CSV download.
 extension DeveloperConsoleController {
-    func addStatementRoutes(to router: Router<Context>) {
-        router.get("developer/statements", use: statementMonthPicked)
-        router.get("developer/statements/:month", use: statementPage)
-        router.get("developer/statements/:month/csv", use: statementCSV)
+    func addStatementRoutes(to routes: DeveloperConsoleRoutes<Context>) {
+        routes.members.get("statements", use: statementMonthPicked)
+        routes.members.get("statements/:month", use: statementPage)
+        routes.members.get("statements/:month/csv", use: statementCSV)
     }
 
     static var statementsPath: String { "/developer/statements" }
 
     /// `/developer/statements[?month=YYYY-MM]`: 303 to the month picked, this month without one.
     @Sendable func statementMonthPicked(_ request: Request, context: Context) async throws -> Response {
-        _ = try await gate.session(request)
+        _ = try context.requireDeveloperSession()
         let picked = request.uri.queryParameters["month"].map(String.init).flatMap(StatementMonth.init)
         let month = picked ?? StatementMonth(containing: services.now())
         return WebController<Context>.seeOther("\(Self.statementsPath)/\(month)")
     }
 
     @Sendable func statementPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         let page = try await statement(session: session, context: context)
         var values = page.values
         values["pickerAction"] = Self.statementsPath
-        return try await render("developer-payout-statement", session: session, title: "Statement, \(page.statement.month)", values)
+        return try await render(.developerPayoutStatement, session: session, title: "Statement, \(page.statement.month)", values)
     }
 
     @Sendable func statementCSV(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         return try await statement(session: session, context: context).csvResponse
     }
 

@@ -9,17 +9,17 @@ import SoukStore
 /// and the latest deliveries with their status, attempts, last answer and next retry. Everything
 /// goes through `DeveloperOperations` (`webhooks:write`), as the developer API does.
 extension DeveloperConsoleController {
-    func addWebhookRoutes(to router: Router<Context>) {
-        router.get("developer/catalog/:app/webhooks", use: webhooksPage)
-        router.post("developer/catalog/:app/webhooks", use: addWebhook)
-        router.post("developer/webhooks/:webhook/delete", use: deleteWebhook)
+    func addWebhookRoutes(to routes: DeveloperConsoleRoutes<Context>) {
+        routes.members.get("catalog/:app/webhooks", use: webhooksPage)
+        routes.members.post("catalog/:app/webhooks", use: addWebhook)
+        routes.members.post("webhooks/:webhook/delete", use: deleteWebhook)
     }
 
     /// How many deliveries the page lists, newest first.
     static var webhookDeliveryRows: Int { 100 }
 
     @Sendable func webhooksPage(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         let notice = request.uri.queryParameters["done"] == "deleted" ? "Webhook deleted: it gets no more deliveries." : nil
         return try await webhooksList(session: session, app: context.parameters.get("app") ?? "", notice: notice, error: nil,
                                       secret: nil, enteredURL: "", status: .ok)
@@ -47,13 +47,13 @@ extension DeveloperConsoleController {
         values["notice"] = notice
         values["error"] = error
         values["secret"] = secret
-        return try await render("developer-webhooks", session: session, title: "Webhooks · \(app)", values, status: status)
+        return try await render(.developerWebhooks, session: session, title: "Webhooks · \(app)", values, status: status)
     }
 
     /// Adds an endpoint: the URL, and a signing secret (at least 16 characters); without one the
     /// console makes a random secret and shows it once.
     @Sendable func addWebhook(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await gate.form(request, context: context)
+        let (session, form) = try await memberForm(request, context: context)
         let app = context.parameters.get("app") ?? ""
         let url = (form["url"] ?? "").trimmingCharacters(in: .whitespaces)
         let entered = (form["secret"] ?? "").trimmingCharacters(in: .whitespaces)
@@ -69,7 +69,7 @@ extension DeveloperConsoleController {
     }
 
     @Sendable func deleteWebhook(_ request: Request, context: Context) async throws -> Response {
-        let (session, _) = try await gate.form(request, context: context)
+        let (session, _) = try await memberForm(request, context: context)
         guard let id = context.parameters.get("webhook").flatMap(UUID.init(uuidString:)) else {
             throw DeveloperOperationError.notFound("No webhook of yours has this id.")
         }

@@ -7,9 +7,9 @@ import SoukStore
 /// The developer console (`/developer…`, docs/developers.md, "Developer console") for members of a developer
 /// organisation: their organisation's apps (text, media, package upload, versions) and in-app
 /// catalogs (edit, review, apply), its API keys (owners), and their own two-factor settings. Every
-/// route passes `DeveloperConsoleGate`; handlers decode the form, call one operation of
-/// `Developers/` as the session's actor, and render. Another organisation's ids answer 404.
-struct DeveloperConsoleController<Context: RequestContext> {
+/// route is in a group of `DeveloperConsoleRoutes`, whose middleware passes `DeveloperConsoleGate`;
+/// handlers decode the form, call one operation of `Developers/` as the session's actor, and render. Another organisation's ids answer 404.
+struct DeveloperConsoleController<Context: ConsoleRequestContext> {
     let services: DeveloperServices
     let sessions: WebSessionStore
     let pages: Pages
@@ -36,22 +36,23 @@ struct DeveloperConsoleController<Context: RequestContext> {
     }
 
     func addRoutes(to router: Router<Context>) {
-        router.get("developer", use: home)
-        router.get("developer/security", use: security)
-        router.post("developer/security/confirm", use: confirmTOTP)
-        addAppRoutes(to: router)
-        addCatalogRoutes(to: router)
-        addKeyRoutes(to: router)
-        addCommerceRoutes(to: router)
-        addCredentialRoutes(to: router)
-        addWebhookRoutes(to: router)
-        addStatementRoutes(to: router)
-        addSalesRoutes(to: router)
+        let routes = DeveloperConsoleRoutes(router.group("developer"), gate: gate)
+        routes.members.get(use: home)
+        routes.enrolment.get("security", use: security)
+        routes.enrolment.post("security/confirm", use: confirmTOTP)
+        addAppRoutes(to: routes)
+        addCatalogRoutes(to: routes)
+        addKeyRoutes(to: routes)
+        addCommerceRoutes(to: routes)
+        addCredentialRoutes(to: routes)
+        addWebhookRoutes(to: routes)
+        addStatementRoutes(to: routes)
+        addSalesRoutes(to: routes)
     }
 
     /// `/developer`: the organisation's apps and in-app catalogs.
     @Sendable func home(_ request: Request, context: Context) async throws -> Response {
-        let session = try await gate.session(request)
+        let session = try context.requireDeveloperSession()
         var apps: [[String: String]] = []
         for id in try await services.directory.appleItemIds(of: session.member.developerID) {
             let app: AppModel
@@ -68,26 +69,23 @@ struct DeveloperConsoleController<Context: RequestContext> {
             catalogs.append(["app": app, "href": "/developer/catalog/\(AdminController<Context>.pathComponent(app))",
                              "revision": String(state.revision), "onSale": String(state.catalog.products.count)])
         }
-        return try await render("developer-home", session: session, title: session.developer.name, ["apps": apps, "catalogs": catalogs])
+        return try await render(.developerHome, session: session, title: session.developer.name, ["apps": apps, "catalogs": catalogs])
+    }
+
+    /// The form of a console POST, after `DeveloperConsoleMiddleware` let its session in: 403
+    /// without the session's CSRF token, 413 for a body over `maxBytes`.
+    func memberForm(_ request: Request, context: Context, maxBytes: Int = FormBody.maxBytes) async throws -> (DeveloperSession, FormBody) {
+        let session = try context.requireDeveloperSession()
+        return (session, try await sessions.consoleForm(request, cookie: session.cookie, context: context, maxBytes: maxBytes))
     }
 
     /// A console page: the layout's values, the console's navigation and the session's CSRF token.
-    func render(_ template: String, session: DeveloperSession, title: String, _ values: [String: Any],
+    func render(_ template: PageTemplate, session: DeveloperSession, title: String, _ values: [String: Any],
                 status: HTTPResponse.Status = .ok) async throws -> Response {
-        var all = values
-        // `{{#has-x}}` opens a table only when the list `x` has rows.
-        for (key, value) in values {
-            if let list = value as? [Any] { all["has-" + key] = !list.isEmpty }
-        }
-        all["title"] = title
-        all["marketplace"] = try await marketplaceName()
-        all["csrfToken"] = session.csrfToken
-        all["memberEmail"] = session.account.email
-        all["developerName"] = session.developer.name
-        all["memberRole"] = session.member.role.rawValue
-        all["isOwner"] = session.isOwner
-        all["mustEnrol"] = session.mustEnrol
-        return pages.response(template, all, status: status)
+        let layout = DeveloperConsoleLayout(title: title, marketplace: try await marketplaceName(), csrfToken: session.csrfToken,
+                                            memberEmail: session.account.email, developerName: session.developer.name,
+                                            memberRole: session.member.role.rawValue, isOwner: session.isOwner, mustEnrol: session.mustEnrol)
+        return pages.response(template, ConsolePageContext(layout: layout, values: values), status: status)
     }
 
     /// The AppleItemID in the path, or 404.

@@ -23,12 +23,13 @@ struct DeveloperSession: Sendable {
     var isOwner: Bool { member.role == .owner }
 }
 
-/// The door of every `/developer…` route, the operator console's rules for a member of a developer
-/// organisation: signed out → 303 to `/signin?next=<path>`; an account that is no member of an
+/// The door of every `/developer…` route, passed once per request by `DeveloperConsoleMiddleware`:
+/// the operator console's rules for a member of a developer organisation: signed out → 303 to `/signin?next=<path>`; an account that is no member of an
 /// organisation (a customer, and staff too: the operator's console is theirs) → a 403 page; with
 /// `requiresTwoFactor` (`consoleRequiresTwoFactor`), a member without TOTP → 303 to the developer
 /// console's enrolment page, the only page they see until it is on; TOTP on but not given in this
-/// session → 303 to the code step; a POST without the session's CSRF token → 403.
+/// session → 303 to the code step; a POST without the session's CSRF token → 403
+/// (`DeveloperConsoleController.memberForm`).
 struct DeveloperConsoleGate: Sendable {
     let sessions: WebSessionStore
     let totp: TOTPStore
@@ -40,14 +41,15 @@ struct DeveloperConsoleGate: Sendable {
     static var enrolmentPath: String { "/developer/security" }
 
     /// The session of `request`, or a refusal thrown as its response. `enrolment`: the enrolment page itself.
-    func session(_ request: Request, enrolment: Bool = false) async throws -> DeveloperSession {
+    /// Called once per request by `DeveloperConsoleMiddleware`; handlers read the session from their context.
+    func authenticate(_ request: Request, enrolment: Bool) async throws -> DeveloperSession {
         let here = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
         guard let cookie = request.cookies[WebSessionStore.cookieName]?.value, let session = try await sessions.find(cookie) else {
             throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(ConsoleGate.url("/signin", next: here)))
         }
         let accountID = try session.account.requireID()
         guard let member = try await directory.membership(accountID: accountID), let developer = try await directory.find(member.developerID) else {
-            throw ConsoleRefusal(response: pages.response("developer-forbidden", [
+            throw ConsoleRefusal(response: pages.response(.developerForbidden, [
                 "title": "Not available", "marketplace": try await marketplaceName(), "email": session.account.email,
             ], status: .forbidden))
         }
@@ -59,13 +61,5 @@ struct DeveloperConsoleGate: Sendable {
         }
         return DeveloperSession(account: session.account, accountID: accountID, csrfToken: session.csrfToken, cookie: cookie,
                                 member: member, developer: developer, mustEnrol: requiresTwoFactor && !session.account.totpEnabled)
-    }
-
-    /// The form of a console POST; 403 without the session's CSRF token, 413 over `maxBytes`.
-    func form(_ request: Request, context: some RequestContext, enrolment: Bool = false,
-              maxBytes: Int = FormBody.maxBytes) async throws -> (DeveloperSession, FormBody) {
-        let session = try await self.session(request, enrolment: enrolment)
-        guard let stored = try await sessions.find(session.cookie) else { throw Problem(.forbidden, "Sign in again.") }
-        return (session, try await sessions.checkedForm(request, session: stored, context: context, maxBytes: maxBytes))
     }
 }

@@ -102,7 +102,7 @@ struct LicenseController<Context: RequestContext> {
         func page(_ title: String, _ explanation: String, action: (label: String, href: String)?, status: HTTPResponse.Status = .ok) -> Response {
             var values: [String: Any] = ["title": title, "marketplace": marketplace, "explanation": explanation]
             if let action { values["action"] = ["label": action.label, "href": action.href] }
-            return pages.response("license-resolve", values, status: status)
+            return pages.response(.licenseResolve, values, status: status)
         }
         guard let itemText = query["appleItemID"] ?? query["appleItemId"], let appleItemId = AppleID.parse(String(itemText)) else {
             return page("This link is incomplete", "The link does not say which app it is about. Open the app again and choose Resolve.",

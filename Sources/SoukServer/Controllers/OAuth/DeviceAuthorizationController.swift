@@ -51,7 +51,7 @@ struct DeviceAuthorizationController<Context: RequestContext> {
             return WebController<Context>.seeOther(SignInReturn.signInURL(returningTo: "/activate", query: request.uri.query))
         }
         let typed = request.uri.queryParameters["user_code"].map(String.init) ?? ""
-        return try await page("activate", session: session, ["userCode": String(typed.prefix(32))])
+        return try await page(.activate, session: session, ["userCode": String(typed.prefix(32))])
     }
 
     /// `POST /activate`: `decision` absent → look the code up and show who asks; `approve` or
@@ -75,7 +75,7 @@ struct DeviceAuthorizationController<Context: RequestContext> {
         }
         guard let pending = try await grant.tokens.pendingDeviceAuthorization(userCode: typed),
               let asking = try await grant.clients.find(clientId: pending.clientId) else {
-            return try await page("activate", session: session, [
+            return try await page(.activate, session: session, [
                 "userCode": typed, "error": "That code is not right, or it has expired. Check the code on your TV's screen.",
             ], status: .badRequest)
         }
@@ -86,27 +86,27 @@ struct DeviceAuthorizationController<Context: RequestContext> {
         case "approve", "deny":
             let approve = form["decision"] == "approve"
             guard try await grant.tokens.decideDeviceAuthorization(userCode: typed, accountID: accountID, approve: approve) else {
-                return try await page("activate", session: session, [
+                return try await page(.activate, session: session, [
                     "userCode": typed, "error": "That code was already used, or it has expired. Check the code on your TV's screen.",
                 ], status: .badRequest)
             }
             context.logger.info("device authorization decided", metadata: ["client_id": "\(asking.clientId)", "approved": "\(approve)"])
-            return try await page("activate-done", session: session, ["client": asking.name, "approved": approve])
+            return try await page(.activateDone, session: session, ["client": asking.name, "approved": approve])
         default:
-            return try await page("activate-confirm", session: session, ["client": asking.name, "userCode": code])
+            return try await page(.activateConfirm, session: session, ["client": asking.name, "userCode": code])
         }
     }
 
     private func tooMany(_ wait: Int, session: WebSessionStore.Session, typed: String) async throws -> Response {
-        try await page("activate", session: session, [
+        try await page(.activate, session: session, [
             "userCode": typed, "error": "Too many wrong codes. Try again in \(PasswordSignIn.minutes(wait)).",
         ], status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)])
     }
 
-    private func page(_ template: String, session: WebSessionStore.Session, _ values: [String: Any], status: HTTPResponse.Status = .ok,
+    private func page(_ template: PageTemplate, session: WebSessionStore.Session, _ values: [String: Any], status: HTTPResponse.Status = .ok,
                       extraHeaders: HTTPFields = [:]) async throws -> Response {
         var all = values
-        all["title"] = template == "activate-done" ? "Done" : "Connect a TV"
+        all["title"] = template == .activateDone ? "Done" : "Connect a TV"
         all["marketplace"] = try await marketplaceName()
         all["email"] = session.account.email
         all["csrfToken"] = session.csrfToken

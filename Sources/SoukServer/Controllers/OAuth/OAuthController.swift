@@ -105,7 +105,7 @@ struct OAuthController<Context: RequestContext> {
             "hidden": authorization.formFields.map { ["name": $0.0, "value": $0.1] },
         ]
         values["loginHint"] = authorization.loginHint
-        return pages.response("continue", values, formTargets: authorization.formTargets)
+        return pages.response(.continue, values, formTargets: authorization.formTargets)
     }
 
     /// `POST /oauth/authorize`: checks CSRF, the throttle and the password, then redirects with a code.
@@ -170,7 +170,7 @@ struct OAuthController<Context: RequestContext> {
     private func refuse(_ refusal: AuthorizationRequest.Refusal) async throws -> Response {
         switch refusal {
         case .page(let message):
-            return pages.response("error", ["title": "This sign-in link is not valid", "message": message,
+            return pages.response(.error, ["title": "This sign-in link is not valid", "message": message,
                                             "marketplace": try await marketplaceName()], status: .badRequest)
         case .redirect(let error, let state, let redirectURI):
             return Response(status: .found, headers: [
@@ -196,7 +196,7 @@ struct OAuthController<Context: RequestContext> {
         let cookie = Cookie(name: Self.csrfCookie, value: csrf, maxAge: 1800, path: "/oauth",
                             secure: config.publicURL.hasPrefix("https://"), httpOnly: true, sameSite: .strict)
         headers[.setCookie] = cookie.description
-        return pages.response("sign-in", values, status: status, extraHeaders: headers, formTargets: authorization.formTargets)
+        return pages.response(.signIn, values, status: status, extraHeaders: headers, formTargets: authorization.formTargets)
     }
 
     private func marketplaceName() async throws -> String {

@@ -137,7 +137,7 @@ struct AccountPagesController<Context: RequestContext> {
 
     /// 429, with a page that says when the next attempt may come.
     func tooManyAttempts(_ wait: Int) async throws -> Response {
-        pages.response("error", [
+        pages.response(.error, [
             "title": "Too many attempts", "marketplace": try await runtime.catalog.marketplaceName(keys: runtime.keys),
             "message": "Too many password attempts on this account. Try again in \(PasswordSignIn.minutes(wait)); nothing was changed.",
         ], status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)])

@@ -109,7 +109,7 @@ struct AppPagesController<Context: RequestContext> {
         // Stripe's checkout is another origin: the Buy form's redirect must be allowed to go there.
         let targets: ContentSecurityPolicy.FormTargets = values["buyAction"] != nil
             ? runtime.config.commerce.stripeCheckoutOrigin.map { .soukThenPayment($0) } ?? .souk : .souk
-        return pages.response("app", values, formTargets: targets)
+        return pages.response(.app, values, formTargets: targets)
     }
 
     /// The Install button: a fresh link for the signed-in person, shown for a tap (never redirected to).
@@ -120,7 +120,7 @@ struct AppPagesController<Context: RequestContext> {
         // An app not paid for gets no install link: the device would only meet a 402.
         guard try await verdict(app, account: session.account) == .open else { return WebController<Context>.seeOther("/apps/\(app.appleItemId)") }
         let link = try await InstallLinks(runtime: runtime).make(appleItemId: app.appleItemId, email: session.account.email)
-        return pages.response("install", ["title": "Install \(app.name)", "marketplace": try await marketplaceName(),
+        return pages.response(.install, ["title": "Install \(app.name)", "marketplace": try await marketplaceName(),
                                           "name": app.name, "link": link.url, "appURL": "/apps/\(app.appleItemId)"])
     }
 
@@ -139,7 +139,7 @@ struct AppPagesController<Context: RequestContext> {
             case .alreadyOwned, .planHeld, .notForSale, .subscription, .paymentsNotConfigured: return WebController<Context>.seeOther(page)
             }
         } catch is StoreFault {
-            return pages.response("error", ["title": "Payment unavailable", "marketplace": try await marketplaceName(),
+            return pages.response(.error, ["title": "Payment unavailable", "marketplace": try await marketplaceName(),
                                             "message": "The payment service cannot be reached right now; nothing was charged. Try again shortly."],
                                   status: .serviceUnavailable)
         }

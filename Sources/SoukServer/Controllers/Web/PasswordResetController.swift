@@ -71,11 +71,11 @@ struct PasswordResetController<Context: RequestContext> {
         // Limited to this link's path: the cookie goes nowhere else.
         let cookie = Cookie(name: WebController<Context>.formCookie, value: csrf, maxAge: 1800, path: Self.path(token: token),
                             secure: secure, httpOnly: true, sameSite: .strict)
-        return pages.response("password-reset", values, status: status, extraHeaders: [.setCookie: cookie.description])
+        return pages.response(.passwordReset, values, status: status, extraHeaders: [.setCookie: cookie.description])
     }
 
     private func invalid() async throws -> Response {
-        pages.response("password-reset-invalid", ["title": "Link not valid", "marketplace": try await marketplaceName()], status: .notFound)
+        pages.response(.passwordResetInvalid, ["title": "Link not valid", "marketplace": try await marketplaceName()], status: .notFound)
     }
 
     private func marketplaceName() async throws -> String {

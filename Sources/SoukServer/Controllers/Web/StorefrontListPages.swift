@@ -19,7 +19,7 @@ extension AppPagesController {
         // Apps without a version yet sort last in `newest`: they are not "new and updated".
         let newest = listed.newest.prefix(Self.newestCount).compactMap { listed.apps[$0] }.filter { $0.latestRelease != nil }.map(Self.card)
         let categories = Self.categoryChips(listed)
-        return pages.response("home", [
+        return pages.response(.home, [
             "title": "Apps", "marketplace": try await marketplaceName(), "total": listed.count, "hasApps": listed.count > 0,
             "featured": featured, "hasFeatured": !featured.isEmpty, "newest": newest, "hasNewest": !newest.isEmpty,
             "categories": categories, "hasCategories": !categories.isEmpty,
@@ -37,7 +37,7 @@ extension AppPagesController {
         let categories = Self.categoryChips(listed)
         values["categories"] = categories
         values["hasCategories"] = !categories.isEmpty
-        return pages.response("catalog", values)
+        return pages.response(.catalog, values)
     }
 
     /// `GET /categories/<slug>?page=N`: a category's apps by name; 404 for a slug not on the list.
@@ -52,7 +52,7 @@ extension AppPagesController {
         values["title"] = page.number > 1 ? "\(category.displayName), page \(page.number)" : category.displayName
         values["heading"] = category.displayName
         values["summary"] = Self.countText(ids.count)
-        return pages.response("catalog", values)
+        return pages.response(.catalog, values)
     }
 
     /// `GET /search?q=…&page=N`: ranked matches (`StorefrontCatalog.search`); no query: a hint.
@@ -67,7 +67,7 @@ extension AppPagesController {
         values["title"] = query.isEmpty ? "Search" : "Search: \(query)"
         values["heading"] = query.isEmpty ? "Search" : "Results for “\(query)”"
         values["summary"] = ids.count == 1 ? "1 app matches." : "\(ids.count) apps match."
-        return pages.response("search", values)
+        return pages.response(.search, values)
     }
 
     // MARK: Lists

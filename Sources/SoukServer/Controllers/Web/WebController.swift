@@ -182,7 +182,7 @@ struct WebController<Context: RequestContext> {
         }
         if request.uri.queryParameters["signed-out"] != nil { values["notice"] = "Signed out." }
         if request.uri.queryParameters["released"] != nil { values["notice"] = "Device released: its app licenses end at their next renewal." }
-        return pages.response("account", values)
+        return pages.response(.account, values)
     }
 
     /// Signs out one device (`client_id`) or, without one, every device of the account.
@@ -241,14 +241,14 @@ struct WebController<Context: RequestContext> {
                                      "hidden": returnTo.map { [["name": "return", "value": $0]] } ?? [[String: String]](),
                                      "signUp": config.signUpEnabled]
         values["notice"] = notice
-        return try await formPage("sign-in", values, error: error, status: status, extraHeaders: extraHeaders)
+        return try await formPage(.signIn, values, error: error, status: status, extraHeaders: extraHeaders)
     }
 
     private func signUpForm(email: String, error: String?, status: HTTPResponse.Status) async throws -> Response {
-        try await formPage("sign-up", ["title": "Create an account", "email": email], error: error, status: status)
+        try await formPage(.signUp, ["title": "Create an account", "email": email], error: error, status: status)
     }
 
-    private func formPage(_ template: String, _ base: [String: Any], error: String?, status: HTTPResponse.Status,
+    private func formPage(_ template: PageTemplate, _ base: [String: Any], error: String?, status: HTTPResponse.Status,
                           extraHeaders: HTTPFields = [:]) async throws -> Response {
         let csrf = OpaqueToken.generate(.csrf)
         var values = base
