@@ -176,12 +176,8 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let id = try selection.appleItemId()
-            try await withRuntime(settings) { runtime in
-                let before = try await runtime.catalog.app(appleItemId: id)
-                let app = try await runtime.catalog.setAvailability(appleItemId: id, to: .removedByDeveloper)
-                try await AppsCommand.auditAvailability(runtime, .appRemove, before: before, after: app)
-                print("Marked \(app.appleItemId) \(app.bundleId) as removed by its developer")
-            }
+            let change = try await AppsCommand.setAvailability(.removedByDeveloper, settings, appleItemId: id)
+            print("Marked \(change.appleItemId) \(change.bundleId) as removed by its developer")
         }
     }
 
@@ -193,12 +189,8 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let id = try selection.appleItemId()
-            try await withRuntime(settings) { runtime in
-                let before = try await runtime.catalog.app(appleItemId: id)
-                let app = try await runtime.catalog.setAvailability(appleItemId: id, to: .takenDown, reason: reason)
-                try await AppsCommand.auditAvailability(runtime, .appTakedown, before: before, after: app)
-                print("Took down \(app.appleItemId) \(app.bundleId)")
-            }
+            let change = try await AppsCommand.setAvailability(.takenDown, settings, appleItemId: id, reason: reason)
+            print("Took down \(change.appleItemId) \(change.bundleId)")
         }
     }
 
@@ -209,23 +201,25 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let id = try selection.appleItemId()
-            try await withRuntime(settings) { runtime in
-                let before = try await runtime.catalog.app(appleItemId: id)
-                let app = try await runtime.catalog.setAvailability(appleItemId: id, to: .available)
-                try await AppsCommand.auditAvailability(runtime, .appReinstate, before: before, after: app)
-                print("Reinstated \(app.appleItemId) \(app.bundleId)")
-            }
+            let change = try await AppsCommand.setAvailability(.available, settings, appleItemId: id)
+            print("Reinstated \(change.appleItemId) \(change.bundleId)")
         }
     }
 }
 
 extension AppsCommand {
-    /// The audit entry of an availability change (nothing when nothing changed).
-    static func auditAvailability(_ runtime: SoukRuntime, _ action: AuditAction, before: AppModel, after: AppModel) async throws {
-        guard before.availability != after.availability || before.takedownReason != after.takedownReason else { return }
-        try await runtime.auditCLI(action, target: "app:\(after.appleItemId)",
-                                   before: ["availability": before.availability.rawValue, "reason": before.takedownReason ?? ""],
-                                   after: ["availability": after.availability.rawValue, "reason": after.takedownReason ?? ""])
+    /// Changes an app's availability through the operation the console uses (it writes the audit
+    /// entry); its refusals become the command's message.
+    static func setAvailability(_ availability: Availability, _ settings: SettingsOptions, appleItemId: UInt64,
+                                reason: String? = nil) async throws -> SetAppAvailability.Change {
+        try await withRuntime(settings) { runtime in
+            do {
+                return try await SetAppAvailability(services: DeveloperServices(runtime: runtime, now: Date.init))(
+                    availability, actor: .currentCLIUser, appleItemId: appleItemId, reason: reason)
+            } catch let error as DeveloperOperationError {
+                throw CommandFailure(error.description)
+            }
+        }
     }
 }
 

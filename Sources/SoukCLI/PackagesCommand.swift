@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoukApp
 import SoukCore
 import SoukStore
 
@@ -106,14 +107,8 @@ extension PackagesCommand {
             let item = try parseAppleID(appleItemId, option: "--apple-item-id")
             let version = try parseAppleID(appleVersionId, option: "--apple-version-id")
             if let reason, reason.count > 500 { throw ValidationError("--reason must be at most 500 characters") }
-            try await withRuntime(settings) { runtime in
-                let changed = try await runtime.catalog.setWithdrawn(true, appleItemId: item, appleVersionId: version, reason: reason)
-                if changed {
-                    try await runtime.auditCLI(.versionWithdraw, target: "app:\(item)/version:\(version)", before: ["withdrawn": "false"],
-                                               after: ["withdrawn": "true", "reason": reason ?? ""])
-                }
-                print(changed ? "Withdrew \(item)/\(version)" : "\(item)/\(version) was already withdrawn: nothing changed")
-            }
+            let changed = try await PackagesCommand.setWithdrawn(true, settings, appleItemId: item, appleVersionId: version, reason: reason ?? "")
+            print(changed ? "Withdrew \(item)/\(version)" : "\(item)/\(version) was already withdrawn: nothing changed")
         }
     }
 
@@ -128,13 +123,23 @@ extension PackagesCommand {
         func run() async throws {
             let item = try parseAppleID(appleItemId, option: "--apple-item-id")
             let version = try parseAppleID(appleVersionId, option: "--apple-version-id")
-            try await withRuntime(settings) { runtime in
-                let changed = try await runtime.catalog.setWithdrawn(false, appleItemId: item, appleVersionId: version)
-                if changed {
-                    try await runtime.auditCLI(.versionReinstate, target: "app:\(item)/version:\(version)", before: ["withdrawn": "true"],
-                                               after: ["withdrawn": "false", "reason": ""])
-                }
-                print(changed ? "Reinstated \(item)/\(version)" : "\(item)/\(version) was not withdrawn: nothing changed")
+            let changed = try await PackagesCommand.setWithdrawn(false, settings, appleItemId: item, appleVersionId: version)
+            print(changed ? "Reinstated \(item)/\(version)" : "\(item)/\(version) was not withdrawn: nothing changed")
+        }
+    }
+}
+
+extension PackagesCommand {
+    /// Withdraws or offers again a version through the operation both consoles use (it writes the
+    /// audit entry); answers whether anything changed; refusals become the command's message.
+    static func setWithdrawn(_ withdrawn: Bool, _ settings: SettingsOptions, appleItemId: UInt64, appleVersionId: UInt64,
+                             reason: String = "") async throws -> Bool {
+        try await withRuntime(settings) { runtime in
+            do {
+                return try await SetVersionWithdrawn(services: DeveloperServices(runtime: runtime, now: Date.init))(
+                    withdrawn, actor: .currentCLIUser, appleItemId: appleItemId, appleVersionId: appleVersionId, reason: reason)
+            } catch let error as DeveloperOperationError {
+                throw CommandFailure(error.description)
             }
         }
     }

@@ -3,14 +3,17 @@ import SoukCore
 import SoukStore
 
 /// Withdraws a version of an app (no longer offered) or offers it again, for an actor that reaches
-/// the app; writes `version.withdraw` / `version.reinstate` to the audit log when it changed.
-/// Withdrawing is apart from review: offering a version again does not release one in review.
+/// the app (the developer console and API, the operator's console, `souk packages withdraw|reinstate`);
+/// writes `version.withdraw` / `version.reinstate` to the audit log when it changed, and answers
+/// whether it did. Withdrawing is apart from review: offering a version again does not release one in review.
 package struct SetVersionWithdrawn: Sendable {
     package let services: DeveloperServices
 
     package init(services: DeveloperServices) { self.services = services }
 
-    package func callAsFunction(_ withdrawn: Bool, actor: SoukActor, appleItemId: UInt64, appleVersionId: UInt64, reason: String) async throws {
+    @discardableResult
+    package func callAsFunction(_ withdrawn: Bool, actor: SoukActor, appleItemId: UInt64, appleVersionId: UInt64,
+                                reason: String = "") async throws -> Bool {
         _ = try await services.ownership.app(appleItemId, for: actor, scope: .packagesWrite)
         guard (try? await services.catalog.version(appleItemId: appleItemId, appleVersionId: appleVersionId)) != nil else {
             throw DeveloperOperationError.notFound("This app has no version with this AppleVersionID.")
@@ -22,6 +25,8 @@ package struct SetVersionWithdrawn: Sendable {
             try await services.audit.record(actor: actor.auditName, action: withdrawn ? .versionWithdraw : .versionReinstate,
                                             target: "app:\(appleItemId)/version:\(appleVersionId)",
                                             before: ["withdrawn": String(!withdrawn)], after: ["withdrawn": String(withdrawn), "reason": reason])
+            return true
         }
+        return false
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SoukApp
 import SoukCore
 import SoukStore
 
@@ -235,19 +236,14 @@ extension AdminController {
     private func setWithdrawn(_ withdrawn: Bool, _ request: Request, context: Context) async throws -> Response {
         let (session, form) = try await consoleForm(request, context: context)
         let app = try await requireApp(context)
-        guard let versionId = context.parameters.get("version").flatMap(AppleID.parse),
-              (try? await runtime.catalog.version(appleItemId: app.appleItemId, appleVersionId: versionId)) != nil else {
+        guard let versionId = context.parameters.get("version").flatMap(AppleID.parse) else {
             throw Problem(.notFound, "This app has no version with this AppleVersionID.")
         }
-        let reason = (form["reason"] ?? "").trimmingCharacters(in: .whitespaces)
-        guard reason.count <= 500 else {
-            return try await appDetailPage(session: session, app: app, notice: nil, error: "A reason has at most 500 characters.", status: .badRequest)
-        }
-        if try await runtime.catalog.setWithdrawn(withdrawn, appleItemId: app.appleItemId, appleVersionId: versionId,
-                                                  reason: reason.isEmpty ? nil : reason) {
-            try await audit.record(actor: session.actor, action: withdrawn ? .versionWithdraw : .versionReinstate,
-                                   target: "app:\(app.appleItemId)/version:\(versionId)",
-                                   before: ["withdrawn": String(!withdrawn)], after: ["withdrawn": String(withdrawn), "reason": reason])
+        do {
+            try await SetVersionWithdrawn(services: developerServices)(withdrawn, actor: Self.staffActor(session), appleItemId: app.appleItemId,
+                                                                       appleVersionId: versionId, reason: form["reason"] ?? "")
+        } catch DeveloperOperationError.invalid(_, let message) {
+            return try await appDetailPage(session: session, app: app, notice: nil, error: message, status: .badRequest)
         }
         return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=\(withdrawn ? "withdrawn" : "reinstated")")
     }
@@ -263,17 +259,11 @@ extension AdminController {
     private func setAvailability(_ availability: Availability, _ request: Request, context: Context) async throws -> Response {
         let (session, form) = try await consoleForm(request, context: context)
         let app = try await requireApp(context)
-        let reason = (form["reason"] ?? "").trimmingCharacters(in: .whitespaces)
-        guard reason.count <= 500 else {
-            return try await appDetailPage(session: session, app: app, notice: nil, error: "A reason has at most 500 characters.", status: .badRequest)
-        }
-        let after = try await runtime.catalog.setAvailability(appleItemId: app.appleItemId, to: availability,
-                                                             reason: reason.isEmpty ? nil : reason)
-        if after.availability != app.availability || after.takedownReason != app.takedownReason {
-            try await audit.record(actor: session.actor, action: availability == .available ? .appReinstate : .appTakedown,
-                                   target: "app:\(app.appleItemId)",
-                                   before: ["availability": app.availability.rawValue, "reason": app.takedownReason ?? ""],
-                                   after: ["availability": after.availability.rawValue, "reason": after.takedownReason ?? ""])
+        do {
+            try await SetAppAvailability(services: developerServices)(availability, actor: Self.staffActor(session),
+                                                                     appleItemId: app.appleItemId, reason: form["reason"])
+        } catch DeveloperOperationError.invalid(_, let message) {
+            return try await appDetailPage(session: session, app: app, notice: nil, error: message, status: .badRequest)
         }
         return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=\(availability == .available ? "available" : "taken-down")")
     }

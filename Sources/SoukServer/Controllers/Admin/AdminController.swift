@@ -4,7 +4,7 @@ import SoukApp
 import SoukCore
 import SoukStore
 
-/// The operator console (`/admin…`, issue 14) for accounts with the `support` or `operator` role:
+/// The operator console (`/admin…`) for accounts with the `support` or `operator` role:
 /// the dashboard, apps, catalogs, people, the audit log and the operator's own two-factor settings. Every route
 /// is in a group of `ConsoleRoutes`, whose `ConsoleMiddleware` passes `ConsoleGate`; every change is written to the audit log with its before and after.
 struct AdminController<Context: ConsoleRequestContext> {
@@ -28,6 +28,9 @@ struct AdminController<Context: ConsoleRequestContext> {
         self.audit = AuditLog(database: runtime.database)
         self.now = now
     }
+
+    /// What the operations shared with the developer console and the CLI use.
+    var developerServices: DeveloperServices { DeveloperServices(runtime: runtime, now: now) }
 
     var gate: ConsoleGate {
         let catalog = runtime.catalog, keys = runtime.keys
