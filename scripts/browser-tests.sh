@@ -101,23 +101,6 @@ STORES_CUSTOMER_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(1
   && "$SOUK" accounts create --email stores-operator@souk.example --password "$STORES_OPERATOR_PASSWORD" --role operator >/dev/null \
   && "$SOUK" accounts create --email subscriber@souk.example --password "$STORES_CUSTOMER_PASSWORD" >/dev/null) \
   || fail "souk catalog apply and accounts create (the stores' app)"
-# An app with 1.0 released and 1.1 waiting in review (written into the database as a developer's upload
-# does), and an operator of its own (test_console.py turns the demo operator's two-factor sign-in on): test_console_review.py.
-REVIEW_OPERATOR_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
-for version in 1 2; do
-  "$SOUK" packages make-sample --apple-item-id 6446000888 --apple-version-id 800000088$version --bundle-id org.souk.browser.review \
-    --short-version 1.$((version - 1)) --bundle-version 1$((version - 1)) --min-os $([ $version = 1 ] && echo 17.0 || echo 17.4) \
-    --variant-size 20000 --out "$WORK/review-package-$version" >/dev/null || fail "souk packages make-sample (review)"
-done
-(cd "$WORK" && "$SOUK" apps create --apple-item-id 6446000888 --bundle-id org.souk.browser.review --name "Review Me" --access public >/dev/null \
-  && "$SOUK" packages import "$WORK/review-package-1" >/dev/null && "$SOUK" packages import "$WORK/review-package-2" >/dev/null \
-  && "$SOUK" accounts create --email review-operator@souk.example --password "$REVIEW_OPERATOR_PASSWORD" --role operator >/dev/null) \
-  || fail "souk apps create, packages import and accounts create (review)"
-python3 - "$WORK/souk-data/souk.sqlite" <<'PY' || fail "putting 1.1 of the review app in review"
-import sqlite3, sys
-with sqlite3.connect(sys.argv[1], timeout=30) as db:
-    assert db.execute("UPDATE app_versions SET review_state = 'in_review' WHERE apple_version_id = 8000000882").rowcount == 1
-PY
 # `serve --demo` lets its operator into the console with a password only, and says so.
 grep -q "the console does not require two-factor sign-in" "$STARTED_LOG" || fail "the --demo banner does not say two-factor sign-in is off"
 # The second server requires two-factor sign-in for the console after all (test_console_two_factor.py).
@@ -125,20 +108,32 @@ SOUK_DATA_DIR="$WORK/sign-up-data" SOUK_SIGN_UP=true SOUK_CONSOLE_REQUIRES_TWO_F
 SIGNUP_OPERATOR_PASSWORD=$(sed -n 's/.*demo console .*password \([^ ]*\) .*/\1/p' "$STARTED_LOG" | head -1)
 [ -n "$SIGNUP_OPERATOR_PASSWORD" ] || fail "the second demo operator's password is not in the start-up banner"
 ! grep -q "the console does not require two-factor sign-in" "$STARTED_LOG" || fail "the banner says two-factor sign-in is off, but it was asked for"
-# A developer organisation on the second server (two-factor required there too): its owner, an app of
-# its own with a package to upload, and an in-app catalog of its own (test_developer_console.py).
+# A developer's day on the second server (two-factor sign-in required there): its organisation, owner,
+# paid app (1.1 released by the operator; 1.2 is the package the developer uploads), in-app catalog, an
+# operator who reviews and a customer who buys, all with the real commands (test_developer_console.py).
 DEVELOPER_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
+REVIEW_OPERATOR_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
+BUYER_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
 DEVELOPER_APP=org.souk.browser.developer
-"$SOUK" packages make-sample --apple-item-id 6446000888 --apple-version-id 8000000888 --bundle-id "$DEVELOPER_APP" \
-  --short-version 1.2 --bundle-version 12 --min-os 17.0 --variant-size 100000 --out "$WORK/developer-package" >/dev/null \
-  && (cd "$WORK/developer-package" && python3 -m zipfile -c "$WORK/developer-package.zip" *) \
-  && "$PYTHON" Tests/browser/developer_setup.py catalog "$WORK/developer-catalog.json" "$DEVELOPER_APP" \
-  && (cd "$WORK" && export SOUK_DATA_DIR="$WORK/sign-up-data" \
-      && "$SOUK" accounts create --email developer@souk.example --password "$DEVELOPER_PASSWORD" >/dev/null \
-      && "$SOUK" apps create --apple-item-id 6446000888 --bundle-id "$DEVELOPER_APP" --name "Studio Upload" >/dev/null \
-      && "$SOUK" catalog apply "$WORK/developer-catalog.json" >/dev/null) \
-  && "$PYTHON" Tests/browser/developer_setup.py organisation "$WORK/sign-up-data/souk.sqlite" developer@souk.example 6446000888 "$DEVELOPER_APP" \
-  || fail "the developer organisation of test_developer_console.py"
+for version in 7 8; do
+  "$SOUK" packages make-sample --apple-item-id 6446000888 --apple-version-id 800000088$version --bundle-id "$DEVELOPER_APP" \
+    --short-version 1.$((version - 6)) --bundle-version 1$((version - 6)) --min-os $([ $version = 7 ] && echo 17.0 || echo 17.4) \
+    --variant-size 100000 --out "$WORK/developer-package-$version" >/dev/null || fail "souk packages make-sample (developer)"
+done
+(cd "$WORK/developer-package-8" && python3 -m zipfile -c "$WORK/developer-package.zip" *) || fail "zipping the developer's package"
+"$PYTHON" Tests/browser/developer_setup.py catalog "$WORK/developer-catalog.json" "$DEVELOPER_APP" || fail "the developer's catalog file"
+(cd "$WORK" && export SOUK_DATA_DIR="$WORK/sign-up-data" \
+  && "$SOUK" accounts create --email developer@souk.example --password "$DEVELOPER_PASSWORD" >/dev/null \
+  && "$SOUK" accounts create --email review-operator@souk.example --password "$REVIEW_OPERATOR_PASSWORD" --role operator >/dev/null \
+  && "$SOUK" accounts create --email buyer@souk.example --password "$BUYER_PASSWORD" >/dev/null \
+  && "$SOUK" developers add --name "Browser Studio" --id browser-studio >/dev/null \
+  && "$SOUK" developers member add --developer browser-studio --email developer@souk.example --role owner >/dev/null \
+  && "$SOUK" apps create --apple-item-id 6446000888 --bundle-id "$DEVELOPER_APP" --name "Studio Upload" --developer browser-studio >/dev/null \
+  && "$SOUK" apps set-price --apple-item-id 6446000888 --amount 499 --currency USD >/dev/null \
+  && "$SOUK" packages import "$WORK/developer-package-7" >/dev/null \
+  && "$SOUK" catalog apply "$WORK/developer-catalog.json" >/dev/null \
+  && "$SOUK" catalog set-developer --app "$DEVELOPER_APP" --developer browser-studio >/dev/null) \
+  || fail "the developer organisation of test_developer_console.py (souk developers, apps, packages, catalog)"
 
 rm -rf "$OUTPUT"
 mkdir -p "$OUTPUT"
@@ -154,6 +149,7 @@ SOUK_BROWSER_BASE="$BASE" SOUK_BROWSER_EMAIL=demo@souk.example SOUK_BROWSER_PASS
   SOUK_BROWSER_REVIEW_OPERATOR_EMAIL=review-operator@souk.example SOUK_BROWSER_REVIEW_OPERATOR_PASSWORD="$REVIEW_OPERATOR_PASSWORD" \
   SOUK_BROWSER_DEVELOPER_EMAIL=developer@souk.example SOUK_BROWSER_DEVELOPER_PASSWORD="$DEVELOPER_PASSWORD" \
   SOUK_BROWSER_DEVELOPER_PACKAGE_ZIP="$WORK/developer-package.zip" SOUK_BROWSER_DEVELOPER_APP="$DEVELOPER_APP" \
+  SOUK_BROWSER_BUYER_EMAIL=buyer@souk.example SOUK_BROWSER_BUYER_PASSWORD="$BUYER_PASSWORD" \
   SOUK_BROWSER_STORES_APP="$STORES_APP" SOUK_BROWSER_APPLE_FAKE="$APPLE_FAKE" SOUK_BROWSER_GOOGLE_FAKE="$GOOGLE_FAKE" \
   SOUK_BROWSER_STORES_OPERATOR_EMAIL=stores-operator@souk.example SOUK_BROWSER_STORES_OPERATOR_PASSWORD="$STORES_OPERATOR_PASSWORD" \
   SOUK_BROWSER_STORES_CUSTOMER_EMAIL=subscriber@souk.example SOUK_BROWSER_STORES_CUSTOMER_PASSWORD="$STORES_CUSTOMER_PASSWORD" \
