@@ -52,10 +52,13 @@ extension CatalogCommand {
         }
 
         func run() async throws {
-            try await DevelopersCommand.run(settings) { operations, actor, _ in
+            let move = try await DevelopersCommand.run(settings) { operations, actor, _ in
                 try await operations.setCatalogDeveloper(actor: actor, app: app, developer: developer)
             }
             print(developer.map { "Catalog \(app) now belongs to \($0)" } ?? "Catalog \(app) now belongs to the marketplace")
+            if move.credentialsRemoved > 0 {
+                print("Removed its \(move.credentialsRemoved) sealed store credential(s) of the previous owner; set the new owner's with souk stores credentials set")
+            }
         }
     }
 }

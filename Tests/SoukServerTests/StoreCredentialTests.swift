@@ -190,4 +190,25 @@ import _CryptoExtras
             #expect(throws: StoreSettingsError.self) { try moved.roku?.partnerApiKey?.resolve() }
         }
     }
+
+    @Test(arguments: TestBackend.available)
+    func aCatalogGivenToAnotherOwnerLosesThePreviousOwnersSealedCredentials(backend: TestBackend) async throws {
+        try await World.with(backend) { _, runtime, _ in
+            let operations = Self.operations(runtime)
+            try await operations.set(actor: Self.operatorStaff, app: World.betaApp, kind: .rokuPartnerAPIKey, upload: Array(Self.rokuKey.utf8))
+            try await operations.set(actor: Self.operatorStaff, app: World.acmeApp, kind: .rokuPartnerAPIKey, upload: Array(Self.rokuKey.utf8))
+            let developers = DeveloperOperations(runtime: runtime)
+            // The same owner again changes nothing and keeps the credential.
+            #expect(try await developers.setCatalogDeveloper(actor: .cli(user: "ops"), app: World.betaApp, developer: "beta")
+                    == CatalogMove(before: "beta", credentialsRemoved: 0))
+            #expect(try await operations.list(actor: Self.operatorStaff, app: World.betaApp).count == 1)
+
+            let move = try await developers.setCatalogDeveloper(actor: .cli(user: "ops"), app: World.betaApp, developer: "acme")
+            #expect(move == CatalogMove(before: "beta", credentialsRemoved: 1))
+            #expect(try await operations.list(actor: Self.acmeMember, app: World.betaApp).isEmpty)
+            #expect(try await StoreCredentialStore(database: runtime.database).credentials(app: World.acmeApp).count == 1)
+            let entry = try #require(try await AuditLog(database: runtime.database).list(action: "catalog.set-developer").first)
+            #expect(entry.after?.contains("\"credentialsRemoved\":\"1\"") == true)
+        }
+    }
 }

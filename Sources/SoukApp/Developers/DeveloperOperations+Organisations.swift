@@ -108,15 +108,19 @@ extension DeveloperOperations {
                                before: ["developer": before ?? ""], after: ["developer": id ?? ""])
     }
 
-    /// Gives an in-app catalog to an organisation, or with nil back to the marketplace.
-    public func setCatalogDeveloper(actor: SoukActor, app: String, developer id: String?) async throws {
+    /// Gives an in-app catalog to an organisation, or with nil back to the marketplace; a catalog that
+    /// changes owner loses its sealed store credentials (the previous owner's) in the same step.
+    @discardableResult
+    public func setCatalogDeveloper(actor: SoukActor, app: String, developer id: String?) async throws -> CatalogMove {
         try authorizeOperator(actor)
-        let before = try await directory.owner(catalog: app)
-        guard try await directory.setCatalogDeveloper(app: app, developer: id) else {
+        guard let move = try await directory.moveCatalog(app: app, to: id) else {
             throw DeveloperOperationError.notFound("No in-app catalog for \(app) (souk catalog list shows them).")
         }
+        var after = ["developer": id ?? ""]
+        if move.credentialsRemoved > 0 { after["credentialsRemoved"] = String(move.credentialsRemoved) }
         try await audit.record(actor: actor.auditName, action: .catalogSetDeveloper, target: "catalog:\(app)",
-                               before: ["developer": before ?? ""], after: ["developer": id ?? ""])
+                               before: ["developer": move.before ?? ""], after: after)
+        return move
     }
 
     /// Keys are the operator side's, and an organisation owner's for their own organisation.

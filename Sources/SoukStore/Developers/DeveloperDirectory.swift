@@ -163,11 +163,26 @@ public struct DeveloperDirectory: Sendable {
     }
 
     /// Gives an in-app catalog (by its app's bundle id or package name) to an organisation; false: no such catalog.
+    @discardableResult
     public func setCatalogDeveloper(app: String, developer id: String?) async throws -> Bool {
+        try await moveCatalog(app: app, to: id) != nil
+    }
+
+    /// Gives an in-app catalog to an organisation (nil: back to the marketplace); nil: no such
+    /// catalog. When the owner changes, the catalog's sealed store credentials go in the same
+    /// transaction: they open the previous owner's store accounts, which the new owner must not use
+    /// nor see the hints of (docs/developers.md, "Store credentials").
+    public func moveCatalog(app: String, to id: String?) async throws -> CatalogMove? {
         if let id, try await find(id) == nil { throw DeveloperDirectoryError.unknownDeveloper(id) }
-        return try await database.sql.raw("""
-            UPDATE commerce_apps SET developer_id = \(bind: id) WHERE app = \(bind: app) RETURNING id
-            """).first() != nil
+        return try await database.transaction { db in
+            let sql = db as! any SQLDatabase
+            guard let row = try await sql.raw("SELECT developer_id FROM commerce_apps WHERE app = \(bind: app)").first() else { return nil }
+            let before = try row.decode(column: "developer_id", as: String?.self)
+            guard before != id else { return CatalogMove(before: before, credentialsRemoved: 0) }
+            try await sql.raw("UPDATE commerce_apps SET developer_id = \(bind: id) WHERE app = \(bind: app)").run()
+            let removed = try await sql.raw("DELETE FROM store_credentials WHERE app = \(bind: app) RETURNING kind").all().count
+            return CatalogMove(before: before, credentialsRemoved: removed)
+        }
     }
 
     /// The AppleItemIDs of an organisation's marketplace apps, ascending.
