@@ -1,10 +1,12 @@
 import ArgumentParser
 import Foundation
+import SoukApp
 import SoukCore
 import SoukStore
 
-/// `souk webhooks …`: the developers' URLs that receive their apps' lifecycle events (issue 12
-/// item 8). Secrets are written, never shown: `list` says `secret: set`.
+/// `souk webhooks …`: the developers' URLs that receive their apps' lifecycle events
+/// (docs/commerce.md, "Webhooks"). Secrets are written, never shown: `list` says `secret: set`.
+/// Adding and redelivering go through the operations the developer API and consoles use.
 struct WebhooksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webhooks", abstract: "Add and list webhook endpoints; see and redeliver their deliveries.",
@@ -28,6 +30,15 @@ struct WebhooksCommand: AsyncParsableCommand {
         }).render()
     }
 
+    /// Runs one operation; its refusal becomes the command's message (without the field's name).
+    static func operation<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch DeveloperOperationError.invalid(_, let message), DeveloperOperationError.notFound(let message) {
+            throw CommandFailure(message)
+        }
+    }
+
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Send an app's lifecycle events (from now on) to a URL, signed with a secret (Souk-Signature).")
@@ -41,14 +52,9 @@ struct WebhooksCommand: AsyncParsableCommand {
             if key == "-" { key = (readLine(strippingNewline: true) ?? "").trimmingCharacters(in: .whitespaces) }
             let given = key
             try await withRuntime(settings) { runtime in
-                let endpoint: WebhookEndpoint
-                do {
-                    endpoint = try await WebhookStore(database: runtime.database).add(app: app, url: url, secret: given)
-                } catch let error as WebhookStoreError {
-                    throw CommandFailure(error.description)
+                let endpoint = try await WebhooksCommand.operation {
+                    try await DeveloperOperations(runtime: runtime).addWebhook(actor: .currentCLIUser, app: app, url: url, secret: given)
                 }
-                try await runtime.auditCLI(.webhookAdd, target: "catalog:\(app)",
-                                           after: ["endpoint": endpoint.id.uuidString.lowercased(), "url": url])  // never the secret
                 print("Added webhook \(endpoint.id.uuidString.lowercased()) of \(app): \(url) (secret: set)")
                 if WebhookStore.isInsecure(url: url) {
                     FileHandle.standardError.write(Data("warning: \(url) is plain http to another machine: events (with email addresses) travel unencrypted; use https.\n".utf8))
@@ -95,14 +101,9 @@ struct WebhooksCommand: AsyncParsableCommand {
         func run() async throws {
             guard let id = UUID(uuidString: event) else { throw CommandFailure("\(event) is not an event id (a UUID)") }
             try await withRuntime(settings) { runtime in
-                let queued: Int
-                do {
-                    queued = try await WebhookStore(database: runtime.database).redeliver(app: app, event: id)
-                } catch let error as WebhookStoreError {
-                    throw CommandFailure(error.description)
+                let queued = try await WebhooksCommand.operation {
+                    try await DeveloperOperations(runtime: runtime).redeliverWebhookEvent(actor: .currentCLIUser, app: app, event: id)
                 }
-                try await runtime.auditCLI(.webhookRedeliver, target: "catalog:\(app)",
-                                           after: ["event": id.uuidString.lowercased(), "deliveries": String(queued)])
                 print("Queued event \(id.uuidString.lowercased()) for \(queued) endpoint\(queued == 1 ? "" : "s") of \(app)")
             }
         }

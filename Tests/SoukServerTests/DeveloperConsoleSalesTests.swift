@@ -47,6 +47,22 @@ import Testing
             #expect(listed.contains("Latest deliveries") && listed.contains(delivery.eventId.uuidString.lowercased()))
             #expect(listed.contains(delivery.eventType) && !listed.contains("ada@example.com"))
 
+            // Redelivery is the one operation of the API, the consoles and the CLI: the owner's
+            // member and the operator's side queue it again; the other organisation's member and
+            // an unknown event are "not found", and nothing is queued or audited for them.
+            let operations = DeveloperOperations(runtime: runtime)
+            let rival = SoukActor.developerMember(accountID: UUID(), email: "riva@example.com", developerID: "rival", role: .owner)
+            let acme = SoukActor.developerMember(accountID: UUID(), email: "mia@example.com", developerID: "acme", role: .member)
+            for (actor, event) in [(rival, delivery.eventId), (acme, UUID())] {
+                await #expect(throws: DeveloperOperationError.self) {
+                    try await operations.redeliverWebhookEvent(actor: actor, app: T.acmeCatalog, event: event)
+                }
+            }
+            #expect(try await operations.redeliverWebhookEvent(actor: acme, app: T.acmeCatalog, event: delivery.eventId) == 1)
+            #expect(try await operations.redeliverWebhookEvent(actor: .cli(user: "ops"), app: T.acmeCatalog, event: delivery.eventId) == 1)
+            #expect(try await AuditLog(database: runtime.database).list(action: "webhook.redeliver").map(\.actor).sorted()
+                    == ["cli:ops", "mia@example.com"])
+
             // The other organisation reaches none of it.
             let delete = "/developer/webhooks/\(endpoint.id.uuidString.lowercased())/delete"
             #expect(try await T.get(client, page, session: riva).status == .notFound)
@@ -58,7 +74,7 @@ import Testing
             #expect(deleted.status == .seeOther && deleted.headers[.location] == page + "?done=deleted")
             #expect(try await store.endpoints(app: T.acmeCatalog).isEmpty)
             let actions = try await AuditLog(database: runtime.database).list().filter { $0.actor == "mia@example.com" }.map(\.action)
-            #expect(actions.sorted() == ["webhook.add", "webhook.remove"])
+            #expect(actions.sorted() == ["webhook.add", "webhook.redeliver", "webhook.remove"])
         }
     }
 

@@ -9,10 +9,12 @@ extension DeveloperOperations {
         return try await WebhookStore(database: database).endpoints(app: app)
     }
 
-    /// Sends the catalog's lifecycle events from now on to `url`, signed with `secret`, through the
-    /// same store as `souk webhooks add`.
+    /// Sends the app's lifecycle events from now on to `url`, signed with `secret`: for a developer
+    /// actor one of its organisation's catalogs (`webhooks:write`), for the operator's side (`souk
+    /// webhooks add`) any app.
     public func addWebhook(actor: SoukActor, app: String, url: String, secret: String) async throws -> WebhookEndpoint {
-        _ = try await ownership.catalog(app, for: actor, scope: .webhooksWrite)
+        try DeveloperOwnership.authorize(actor, .webhooksWrite)
+        try await ownership.reach(catalog: app, for: actor)
         let endpoint: WebhookEndpoint
         do {
             endpoint = try await WebhookStore(database: database).add(app: app, url: url, secret: secret)
@@ -34,6 +36,27 @@ extension DeveloperOperations {
         }
         try await audit.record(actor: actor.auditName, action: .webhookRemove, target: "catalog:\(endpoint.app)",
                                before: ["endpoint": id.uuidString.lowercased(), "url": endpoint.url])
+    }
+
+    /// Queues one event of `app` again to each endpoint that was subscribed when it happened (same
+    /// event id, a new retry window) and answers how many. For every staff member (support too: a
+    /// redelivery sends again what was sent, and changes nothing of the developer's), the CLI, and a
+    /// developer actor on its organisation's catalog (`webhooks:write`).
+    @discardableResult
+    public func redeliverWebhookEvent(actor: SoukActor, app: String, event: UUID) async throws -> Int {
+        if case .staff = actor {} else {
+            try DeveloperOwnership.authorize(actor, .webhooksWrite)
+            try await ownership.reach(catalog: app, for: actor)
+        }
+        let queued: Int
+        do {
+            queued = try await WebhookStore(database: database).redeliver(app: app, event: event)
+        } catch let error as WebhookStoreError {
+            throw DeveloperOperationError.notFound(error.description)
+        }
+        try await audit.record(actor: actor.auditName, action: .webhookRedeliver, target: "catalog:\(app)",
+                               after: ["event": event.uuidString.lowercased(), "deliveries": String(queued)])
+        return queued
     }
 
     /// The latest deliveries (newest first, at most `limit`) of one of the organisation's catalogs:

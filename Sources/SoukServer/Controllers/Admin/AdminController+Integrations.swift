@@ -74,15 +74,12 @@ extension AdminController {
         let (session, form) = try await consoleForm(request, context: context)
         let app = form["app"] ?? ""
         guard let event = form["event"].flatMap(UUID.init(uuidString:)) else { throw Problem(.badRequest, "Name the event to redeliver.") }
-        let queued: Int
         do {
-            queued = try await WebhookStore(database: runtime.database).redeliver(app: app, event: event)
-        } catch let error as WebhookStoreError {
-            return try await integrationsPage(session: session, request: request, notice: nil, error: error.description, publicKey: nil,
+            try await developerServices.operations.redeliverWebhookEvent(actor: Self.staffActor(session), app: app, event: event)
+        } catch DeveloperOperationError.notFound(let message) {
+            return try await integrationsPage(session: session, request: request, notice: nil, error: message, publicKey: nil,
                                               status: .notFound)
         }
-        try await audit.record(actor: session.actor, action: .webhookRedeliver, target: "catalog:\(app)",
-                               after: ["event": event.uuidString.lowercased(), "deliveries": String(queued)])
         var components = URLComponents()
         components.path = "/admin/integrations"
         components.queryItems = [URLQueryItem(name: "app", value: app), URLQueryItem(name: "done", value: "redelivered")]
