@@ -99,5 +99,7 @@ enum SoukMigrations {
         CreateStoreCredentials(),
         // 046: the operator's exchange rates for metrics
         CreateExchangeRates(),
+        // 047: what a store transaction cost, for metrics
+        UpdatePurchasesAddPrice(),
     ]
 }
