@@ -62,6 +62,8 @@ public func buildApplication(
                                   blobs: UnreferencedBlobs(blobs: runtime.blobs, database: runtime.database),
                                   lease: MaintenanceLease(database: runtime.database),
                                   interval: .seconds(config.cleanupIntervalSeconds), logger: runtime.logger),
+                   MetricsRollupService(database: runtime.database, interval: .seconds(config.metricsRollupIntervalSeconds),
+                                        logger: runtime.logger),
                    DailyCountsWriter(counts: runtime.dailyCounts, interval: .seconds(5), logger: runtime.logger)],
         onServerRunning: onServerRunning,
         logger: runtime.logger

@@ -101,5 +101,7 @@ enum SoukMigrations {
         CreateExchangeRates(),
         // 047: what a store transaction cost, for metrics
         UpdatePurchasesAddPrice(),
+        // 048: the daily metrics rollup and how far each app's was computed
+        CreateMetricRollups(),
     ]
 }
