@@ -137,6 +137,10 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                            maxBodyBytes: runtime.config.maxBodyBytes)
         .addRoutes(to: router.group("api/v1/developer", context: DeveloperRequestContext.self)
             .add(middleware: DeveloperKeyMiddleware(directory: DeveloperDirectory(database: runtime.database), realm: runtime.config.publicURL)))
+    DeveloperMetricsController(metrics: DeveloperMetrics(ownership: DeveloperOperations(runtime: runtime).ownership, database: runtime.database,
+                                                         reportingCurrency: runtime.config.reportingCurrency))
+        .addRoutes(to: router.group("api/v1/developer/metrics", context: DeveloperRequestContext.self)
+            .add(middleware: DeveloperKeyMiddleware(directory: DeveloperDirectory(database: runtime.database), realm: runtime.config.publicURL)))
     AdminController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now, storeVerifiers: purchaseIntake?.verifiers)
         .addRoutes(to: router)
     DeveloperConsoleController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now).addRoutes(to: router)
