@@ -11,7 +11,7 @@ struct DeveloperMetricsController {
     let metrics: DeveloperMetrics
 
     func addRoutes(to group: RouterGroup<DeveloperRequestContext>) {
-        group.get(use: series)
+        group.get("", use: series)
     }
 
     /// `GET metrics`: the series, or a problem naming what is wrong with the query.
