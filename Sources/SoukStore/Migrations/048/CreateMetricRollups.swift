@@ -6,7 +6,8 @@ import SQLKit
 /// currency it was paid in, exact (`value` is decimal text: a P3M price ÷ 3 keeps its fraction),
 /// counts with an empty currency, churn's reasons as JSON in `breakdown`. The API and the exports
 /// read it; only the rollup job writes it. `metric_rollup_positions` remembers, per app, the last
-/// day computed and up to when changes to its records were taken in.
+/// day computed and up to when changes to its records were taken in. `purchases_updated_at` lets the
+/// job find the purchases changed since its last pass without reading them all.
 struct CreateMetricRollups: AsyncMigration {
     func prepare(on database: any Database) async throws {
         try await database.schema("metric_rollups")
@@ -29,9 +30,11 @@ struct CreateMetricRollups: AsyncMigration {
             .field("changes_seen_at", .datetime, .required)
             .unique(on: "app")
             .create()
+        try await (database as! any SQLDatabase).raw("CREATE INDEX purchases_updated_at ON purchases (updated_at)").run()
     }
 
     func revert(on database: any Database) async throws {
+        try await (database as! any SQLDatabase).raw("DROP INDEX purchases_updated_at").run()
         try await database.schema("metric_rollup_positions").delete()
         try await database.schema("metric_rollups").delete()
     }
