@@ -48,6 +48,35 @@ import Testing
                                       + settings)
             #expect(try await stored() == once)
             await #expect(throws: CommandFailure.self) { try await SoukCommand.run(["metrics", "rebuild", "--from", "2026-02-30"] + settings) }
+
+            // The exports: every metric of every day, in the documented lines; a file appears whole or not at all.
+            let today = MetricDay(containing: Date()), first = today.adding(days: -3)
+            let folder = try TemporaryFolder()
+            defer { folder.remove() }
+            let jsonl = folder.path + "/metrics.jsonl", csv = folder.path + "/metrics.csv"
+            let range = ["--app", app, "--from", first.description, "--to", today.description]
+            try await SoukCommand.run(["export", "metrics"] + range + ["--format", "jsonl", "--out", jsonl] + settings)
+            let lines = try String(contentsOfFile: jsonl, encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == 4 * MetricName.allCases.count)
+            #expect(lines.first == #"{"date":"\#(first)","app":"org.metrics.cli","metric":"mrr","value":299,"currency":"USD"}"#)
+            #expect(lines.contains(#"{"date":"\#(first)","app":"org.metrics.cli","metric":"revenue","value":299,"currency":"USD"}"#))
+            try await SoukCommand.run(["export", "metrics"] + range + ["--format", "csv", "--out", csv] + settings)
+            let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
+            #expect(rows.first.map(String.init) == MetricsExportLines.csvHeader && rows.count == 1 + 4 * MetricName.allCases.count)
+            // No rate for EUR: refused, naming it, and no file.
+            let euro = folder.path + "/euro.jsonl"
+            await #expect(throws: CommandFailure.self) {
+                try await SoukCommand.run(["export", "metrics"] + range + ["--format", "jsonl", "--currency", "EUR", "--out", euro] + settings)
+            }
+            #expect(!FileManager.default.fileExists(atPath: euro))
+            await #expect(throws: (any Error).self) {
+                try await SoukCommand.run(["export", "metrics"] + range + ["--format", "xml"] + settings)
+            }
+            let cohorts = folder.path + "/cohorts.jsonl"
+            try await SoukCommand.run(["export", "cohorts", "--app", app, "--from-month", first.month.description,
+                                       "--to-month", today.month.description, "--format", "jsonl", "--out", cohorts] + settings)
+            let cells = try String(contentsOfFile: cohorts, encoding: .utf8).split(separator: "\n")
+            #expect(cells.first?.hasPrefix(#"{"cohort":"\#(first.month)","month":0,"accounts":1,"active":"#) == true, "\(cells)")
         }
     }
 }
