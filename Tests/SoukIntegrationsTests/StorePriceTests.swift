@@ -39,6 +39,36 @@ import Testing
         #expect(GoogleMoney(currencyCode: nil, units: 1).milliunits == nil)
     }
 
+    /// Google states the plan's recurring price: kept for a period at the base price, never for a
+    /// free trial or an introductory phase (what those cost, Google does not say).
+    @Test func googlesRecurringPriceIsKeptOnlyForTheBasePhase() throws {
+        let verifier = GooglePlayStoreVerifier(settings: { _ in nil }, endpoints: StoreEndpoints(),
+                                               now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        let claim = PurchaseClaim(store: .googlePlay, app: "com.example.game", storeProductId: "premium.monthly", transactionId: "GPA.1",
+                                  receipt: "tok", productType: .autoRenewable)
+        let receipt = GooglePurchaseReceipt(token: "tok", productId: "premium.monthly", packageName: "com.example.game", orderId: nil,
+                                            isSubscription: true)
+        func verified(phase: String) throws -> VerifiedPurchase? {
+            let json = #"""
+                {"subscriptionState": "SUBSCRIPTION_STATE_ACTIVE", "startTime": "2027-01-01T00:00:00Z",
+                 "lineItems": [{"productId": "premium.monthly", "expiryTime": "2027-02-01T00:00:00Z",
+                                "latestSuccessfulOrderId": "GPA.1234-5678-9012-34567",
+                                "autoRenewingPlan": {"autoRenewEnabled": true, "recurringPrice": {"currencyCode": "EUR", "units": "4", "nanos": 990000000}},
+                                "offerPhase": {"\#(phase)": {}}}]}
+                """#
+            let subscription = try JSONDecoder().decode(GoogleSubscriptionPurchaseV2.self, from: Data(json.utf8))
+            guard case .verified(let purchase) = try verifier.subscriptionVerdict(subscription, claim: claim, receipt: receipt,
+                                                                                  package: "com.example.game") else { return nil }
+            return purchase
+        }
+        let base = try #require(try verified(phase: "basePrice"))
+        #expect(base.price == 4990 && base.currency == "EUR")
+        let trial = try #require(try verified(phase: "freeTrial"))
+        #expect(trial.price == nil && trial.currency == nil && trial.lifecycle?.periodType == .trial)
+        let intro = try #require(try verified(phase: "introductoryPrice"))
+        #expect(intro.price == nil)
+    }
+
     @Test func rokusAmountIsReadFromItsDecimalText() throws {
         let answer: [String: Any] = ["transactionId": "t-1", "productId": "p", "amount": NSNumber(value: 9.99), "currency": "usd"]
         let transaction = try RokuTransaction(answer)
