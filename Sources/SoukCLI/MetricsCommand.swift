@@ -22,8 +22,12 @@ struct MetricsCommand: AsyncParsableCommand {
                 first = day
             }
             let written = try await withRuntime(settings) { runtime in
-                try await MetricsRollup(database: runtime.database, holder: "cli-\(ProcessInfo.processInfo.processIdentifier)")
-                    .rebuild(app: app, from: first)
+                do {
+                    return try await MetricsRollup(database: runtime.database, holder: "cli-\(ProcessInfo.processInfo.processIdentifier)")
+                        .rebuild(app: app, from: first)
+                } catch let busy as MetricsRollupBusy {
+                    throw CommandFailure(busy.description)
+                }
             }
             guard !written.isEmpty else { return print("Nothing to compute: no app has purchases, orders or plans.") }
             for app in written {
