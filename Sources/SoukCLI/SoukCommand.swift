@@ -12,5 +12,6 @@ public enum OperatorCommands {
             ClientsCommand.self,
             SubscriptionsCommand.self,
             ReviewCommand.self, PayoutsCommand.self, RatesCommand.self,
+            MetricsCommand.self, ExportCommand.self,
     ]
 }

@@ -65,6 +65,8 @@ public func buildApplication(
                                   blobs: UnreferencedBlobs(blobs: runtime.blobs, database: runtime.database),
                                   lease: MaintenanceLease(database: runtime.database),
                                   interval: .seconds(config.cleanupIntervalSeconds), logger: runtime.logger),
+                   MetricsRollupService(database: runtime.database, interval: .seconds(config.metricsRollupIntervalSeconds),
+                                        logger: runtime.logger),
                    DailyCountsWriter(counts: runtime.dailyCounts, interval: .seconds(5), logger: runtime.logger)],
         onServerRunning: onServerRunning,
         logger: runtime.logger
@@ -136,6 +138,10 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     DeveloperAPIController(operations: DeveloperOperations(runtime: runtime), workDir: runtime.config.workDir,
                            maxBodyBytes: runtime.config.maxBodyBytes)
         .addRoutes(to: router.group("api/v1/developer", context: DeveloperRequestContext.self)
+            .add(middleware: DeveloperKeyMiddleware(directory: DeveloperDirectory(database: runtime.database), realm: runtime.config.publicURL)))
+    DeveloperMetricsController(metrics: DeveloperMetrics(ownership: DeveloperOperations(runtime: runtime).ownership, database: runtime.database,
+                                                         reportingCurrency: runtime.config.reportingCurrency))
+        .addRoutes(to: router.group("api/v1/developer/metrics", context: DeveloperRequestContext.self)
             .add(middleware: DeveloperKeyMiddleware(directory: DeveloperDirectory(database: runtime.database), realm: runtime.config.publicURL)))
     AdminController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now, storeVerifiers: purchaseIntake?.verifiers)
         .addRoutes(to: router)

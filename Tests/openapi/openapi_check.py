@@ -833,6 +833,17 @@ def flows_developer(c, buyer, souk_bin, work):
     c.call("GET", hooks, 404, params={"app": STUDIO}, headers=auth)
     c.call("DELETE", "/api/v1/developer/webhooks/{webhookId}", 204, params={"webhookId": hook["id"]}, headers=auth)
     c.call("DELETE", "/api/v1/developer/webhooks/{webhookId}", 404, params={"webhookId": hook["id"]}, headers=auth)
+
+    # Metrics from the daily rollup (docs/metrics.md): the app's own with metrics:read, by day and by week.
+    souk(souk_bin, "metrics", "rebuild", "--app", app)
+    metrics, today = "/api/v1/developer/metrics", time.strftime("%Y-%m-%d", time.gmtime())
+    mq = {"app": app, "metric": "mrr", "from": today, "to": today}
+    c.call("GET", metrics, 200, query=mq, headers=bearer(narrow))
+    c.call("GET", metrics, 200, query={**mq, "metric": "churned", "interval": "week"}, headers=bearer(narrow))
+    c.call("GET", metrics, 403, query=mq, headers=auth, note="a key without metrics:read")
+    c.call("GET", metrics, 404, query={**mq, "app": STUDIO}, headers=bearer(narrow), note="another organisation's app")
+    c.call("GET", metrics, 400, query={**mq, "metric": "nope"}, headers=bearer(narrow))
+    c.call("GET", metrics, 422, query={**mq, "from": "2099-01-01"}, headers=bearer(narrow), note="from after to")
     return key, app, item
 
 

@@ -49,6 +49,8 @@ public struct SoukConfig: Sendable {
     public var entitlementCacheEntries = 100_000
     /// How often a server sweeps expired codes, tokens, sessions, throttle counters and old licenses (0: never; `souk maintenance cleanup` does it once).
     public var cleanupIntervalSeconds = 900
+    /// How often a server brings the daily metrics rollup up to date (0: never; `souk metrics rebuild` does it once).
+    public var metricsRollupIntervalSeconds = 300
     /// Licensing (docs/licensing.md).
     public var licensing = LicensingSettings()
     /// Reverse proxies whose `X-Forwarded-For` names the client for sign-in throttling; empty: the header is ignored.
@@ -170,6 +172,7 @@ public struct SoukConfig: Sendable {
         ("tokenCacheEntries", "SOUK_TOKEN_CACHE_ENTRIES", "-", "most access tokens each process holds in memory; when full the least recently used makes room (default 100000)"),
         ("entitlementCacheEntries", "SOUK_ENTITLEMENT_CACHE_ENTRIES", "-", "most (account, app) purchase lists each process holds in memory for entitlement checks; when full the least recently used makes room (default 100000)"),
         ("cleanupIntervalSeconds", "SOUK_CLEANUP_INTERVAL_SECONDS", "-", "seconds between sweeps of expired rows, 0 for none (default 900; one process sweeps at a time)"),
+        ("metricsRollupIntervalSeconds", "SOUK_METRICS_ROLLUP_INTERVAL_SECONDS", "-", "seconds between passes of the daily metrics rollup, 0 for none (default 300; one process computes at a time)"),
         ("licenseIssuer", "SOUK_LICENSE_ISSUER", "-", "development (default; Souk's documented format) or sidecar (Apple's SDK behind an HTTP service)"),
         ("licenseSidecarUrl", "SOUK_LICENSE_SIDECAR_URL", "-", "base URL of the license sidecar (with licenseIssuer=sidecar)"),
         ("licenseSidecarToken", "SOUK_LICENSE_SIDECAR_TOKEN", "-", "bearer token Souk sends to the sidecar"),
@@ -308,6 +311,7 @@ public struct SoukConfig: Sendable {
         config.tokenCacheEntries = try await reader.wholeNumber("tokenCacheEntries", default: 100_000, range: 1...100_000_000)
         config.entitlementCacheEntries = try await reader.wholeNumber("entitlementCacheEntries", default: 100_000, range: 1...100_000_000)
         config.cleanupIntervalSeconds = try await reader.wholeNumber("cleanupIntervalSeconds", default: 900, range: 0...604_800)
+        config.metricsRollupIntervalSeconds = try await reader.wholeNumber("metricsRollupIntervalSeconds", default: 300, range: 0...86_400)
         if let issuer = try await reader.string("licenseIssuer") {
             guard ["development", "sidecar"].contains(issuer) else { throw reader.error("licenseIssuer", issuer, "must be development or sidecar") }
             config.licensing.issuer = issuer

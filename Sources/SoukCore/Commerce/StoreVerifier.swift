@@ -77,6 +77,11 @@ public struct VerifiedPurchase: Sendable, Equatable {
     /// was bought through; nil where the store says none.
     public var purchaseOptionId: String?
     public var offerId: String?
+    /// What the customer paid for this transaction, in milli-units of `currency` (Apple's `price`),
+    /// as the store's answer states it; nil where the store does not say (docs/metrics.md).
+    public var price: Int64?
+    /// ISO 4217 code of `price`.
+    public var currency: String?
 
     public init(store: CommerceStore, transactionId: String, originalTransactionId: String, storeProductId: String,
                 type: ProductType?, purchaseDate: Date, originalPurchaseDate: Date? = nil, expiresDate: Date? = nil,

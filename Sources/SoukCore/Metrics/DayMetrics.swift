@@ -27,6 +27,9 @@ public struct DayMetrics: Sendable, Equatable {
     public var trialConversions = 0
     public var churned: [ChurnReason: Int] = [:]
     public var reactivations = 0
+    /// How many payments of a money metric (`mrr`, `revenue`, `refunds`) have no known price: they
+    /// are left out of the amount and named instead (docs/metrics.md, "Prices").
+    public var priceUnknown: [MetricName: Int] = [:]
 
     public init(day: MetricDay) {
         self.day = day
@@ -62,6 +65,8 @@ public struct ReportedMetric: Sendable, Equatable {
     public var value: Int64
     public var currency: String?
     public var breakdown: [String: Int64]?
+    /// Payments left out of a money metric because their price is unknown (nil: none).
+    public var priceUnknown: Int64?
 
     public init(day: MetricDay, metric: MetricName, value: Int64, currency: String?, breakdown: [String: Int64]?) {
         self.day = day
@@ -95,7 +100,10 @@ extension DayMetrics {
             ReportedMetric(day: day, metric: metric, value: Int64(value), currency: nil, breakdown: nil)
         }
         func money(_ metric: MetricName, _ value: Int64) -> ReportedMetric {
-            ReportedMetric(day: day, metric: metric, value: value, currency: currency, breakdown: nil)
+            var reported = ReportedMetric(day: day, metric: metric, value: value, currency: currency, breakdown: nil)
+            let unknown = metric == .netRevenue ? (priceUnknown[.revenue] ?? 0) + (priceUnknown[.refunds] ?? 0) : priceUnknown[metric] ?? 0
+            if unknown > 0 { reported.priceUnknown = Int64(unknown) }
+            return reported
         }
         var churn = count(.churned, churnedTotal)
         churn.breakdown = Dictionary(uniqueKeysWithValues: ChurnReason.allCases.map { ($0.rawValue, Int64(churned[$0] ?? 0)) })

@@ -53,6 +53,10 @@ public struct MetricPeriod: Sendable, Hashable {
     /// When auto-renew was turned off, if it was (before `end`: a voluntary end).
     public var autoRenewOffAt: Date?
     public var refund: Refund?
+    /// false: the store never said what the period cost (a purchase recorded before Souk kept
+    /// prices, a store whose answer carries none). Such a period counts as a subscription, but its
+    /// money is named as "price unknown" rather than counted as zero.
+    public var priceKnown = true
 
     public init(subscription: String, account: String, app: String, store: String, product: String, sandbox: Bool = false,
                 kind: Kind = .subscription, start: Date, end: Date?, isTrial: Bool = false, price: Int64, currency: String,

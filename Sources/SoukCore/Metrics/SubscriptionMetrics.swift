@@ -70,8 +70,10 @@ public struct SubscriptionMetrics: Sendable {
                 metrics.activeSubscriptions += 1
                 if current.isTrial {
                     metrics.activeTrials += 1
-                } else if let monthly = current.monthlyPrice {
+                } else if current.priceKnown, let monthly = current.monthlyPrice {
                     metrics.mrr[current.currency, default: 0] += monthly
+                } else {
+                    metrics.priceUnknown[.mrr, default: 0] += 1
                 }
             } else if let previous = Self.current(periods, on: before) {
                 metrics.churned[Self.reason(previous, periods: periods), default: 0] += 1
@@ -96,11 +98,19 @@ public struct SubscriptionMetrics: Sendable {
     }
 
     static func addMoney(_ period: MetricPeriod, on day: MetricDay, to metrics: inout DayMetrics) {
-        if !period.isTrial, period.price > 0, MetricDay(containing: period.start) == day {
-            metrics.revenue[period.currency, default: 0] += period.price
+        if !period.isTrial, MetricDay(containing: period.start) == day {
+            if !period.priceKnown {
+                metrics.priceUnknown[.revenue, default: 0] += 1
+            } else if period.price > 0 {
+                metrics.revenue[period.currency, default: 0] += period.price
+            }
         }
-        if let refund = period.refund, refund.amount > 0, MetricDay(containing: refund.at) == day {
-            metrics.refunds[period.currency, default: 0] += refund.amount
+        if let refund = period.refund, MetricDay(containing: refund.at) == day {
+            if refund.amount > 0 {
+                metrics.refunds[period.currency, default: 0] += refund.amount
+            } else if !period.priceKnown {
+                metrics.priceUnknown[.refunds, default: 0] += 1
+            }
         }
     }
 

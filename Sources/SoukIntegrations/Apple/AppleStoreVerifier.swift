@@ -183,7 +183,7 @@ public struct AppleStoreVerifier: StoreVerifier {
               let raw = transaction.rawEnvironment, let environment = CommerceEnvironment(rawValue: raw) else {
             return .refused(.invalidReceipt("the signed transaction lacks transactionId, productId, purchaseDate, signedDate, bundleId or environment"))
         }
-        return .verified(VerifiedPurchase(
+        var purchase = VerifiedPurchase(
             store: .appleStore,
             transactionId: transactionId,
             originalTransactionId: transaction.originalTransactionId ?? transactionId,
@@ -201,7 +201,13 @@ public struct AppleStoreVerifier: StoreVerifier {
             app: bundleId,
             signedDate: signedDate,
             appAccountToken: transaction.appAccountToken
-        ))
+        )
+        // Apple signs what was paid for this transaction (milli-units) and in which currency.
+        if let price = transaction.price, let currency = transaction.currency {
+            purchase.price = price
+            purchase.currency = currency
+        }
+        return .verified(purchase)
     }
 
     /// Verification failures as purchase refusals: the app and the environment keep their own

@@ -83,6 +83,8 @@ public struct GoogleSubscriptionPurchaseV2: Sendable, Equatable, Decodable {
     public struct LineItem: Sendable, Equatable, Decodable {
         public struct AutoRenewingPlan: Sendable, Equatable, Decodable {
             public var autoRenewEnabled: Bool?
+            /// The plan's current recurring price (without discounts; Google: taxes excluded).
+            public var recurringPrice: GoogleMoney?
         }
         public struct PrepaidPlan: Sendable, Equatable, Decodable {
             public var allowExtendAfterTime: String?

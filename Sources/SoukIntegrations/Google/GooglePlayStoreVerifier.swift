@@ -178,13 +178,20 @@ public struct GooglePlayStoreVerifier: StoreVerifier {
         let nextProduct = willRenew == true ? (Self.nonEmpty(item.deferredItemReplacement?.productId) ?? productId) : nil
         let lifecycle = StoreLifecycle(state: lifecycleState, willRenew: willRenew, graceExpiresDate: grace,
                                        periodType: Self.periodType(item), autoRenewStoreProductId: nextProduct, recheckAt: expires)
-        return .verified(VerifiedPurchase(
+        var verified = VerifiedPurchase(
             store: .googlePlay, transactionId: order, originalTransactionId: Self.originalOrderId(order), storeProductId: productId,
             type: prepaid ? .nonRenewing : .autoRenewable, purchaseDate: started, originalPurchaseDate: started, expiresDate: expires,
             environment: subscription.testPurchase != nil ? .sandbox : .production, app: claim.app, signedDate: now,
             appAccountToken: Self.nonEmpty(subscription.externalAccountIdentifiers?.obfuscatedExternalAccountId), lifecycle: lifecycle,
             storeReference: receipt.token, linkedStoreReference: Self.nonEmpty(subscription.linkedPurchaseToken),
-            acknowledged: subscription.acknowledgementState == "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED"))
+            acknowledged: subscription.acknowledgementState == "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED")
+        // Google states only the plan's recurring price: it is what a period at the base price
+        // costs, not what a trial or an introductory phase cost, so only the base phase gets it.
+        if lifecycle.periodType == .normal, let money = item.autoRenewingPlan?.recurringPrice, let milli = money.milliunits {
+            verified.price = milli
+            verified.currency = money.currencyCode?.uppercased()
+        }
+        return .verified(verified)
     }
 
     /// `offerPhase` when Google sends it; otherwise the offer's tags, by the naming Play Console suggests

@@ -17,6 +17,10 @@ public struct RokuTransaction: Sendable, Equatable {
     public var refundDate: Date?
     public var isTest: Bool
     public var quantity: Int
+    /// The price before tax (`amount`, in units of `currency`, a JSON number) as milli-units; nil
+    /// when Roku's answer does not carry both.
+    public var priceMilliunits: Int64?
+    public var currency: String?
 
     init(_ object: [String: Any]) throws(StoreFault) {
         guard let transactionId = object["transactionId"] as? String else {
@@ -38,6 +42,21 @@ public struct RokuTransaction: Sendable, Equatable {
         refundDate = date("refundDate") ?? date("creditDate")
         isTest = bool("isTest") ?? false
         quantity = (object["quantity"] as? NSNumber)?.intValue ?? 1
+        if let amount = object["amount"] as? NSNumber, let code = object["currency"] as? String, code.count == 3,
+           let milli = Self.milliunits(amount) {
+            priceMilliunits = milli
+            currency = code.uppercased()
+        }
+    }
+
+    /// A JSON number of currency units (`9.99`) as exact milli-units, read from its decimal text so
+    /// no binary rounding creeps in; nil for a negative or fractional-milli-unit amount.
+    static func milliunits(_ amount: NSNumber) -> Int64? {
+        guard let value = Decimal(string: amount.stringValue), value >= 0 else { return nil }
+        var scaled = value * 1000, rounded = Decimal()
+        NSDecimalRound(&rounded, &scaled, 0, .plain)
+        guard rounded == scaled else { return nil }
+        return Int64(truncating: rounded as NSDecimalNumber)
     }
 }
 

@@ -59,7 +59,7 @@ public struct RokuStoreVerifier: StoreVerifier {
             }
         }
         let purchased = transaction.purchaseDate ?? now
-        return VerifiedPurchase(store: .roku, transactionId: transaction.transactionId,
+        var verified = VerifiedPurchase(store: .roku, transactionId: transaction.transactionId,
                                 originalTransactionId: transaction.originalTransactionId ?? transaction.transactionId,
                                 storeProductId: transaction.productId.isEmpty ? (transaction.productCode ?? "") : transaction.productId,
                                 type: isSubscription ? .autoRenewable : claim.productType, purchaseDate: purchased,
@@ -68,5 +68,8 @@ public struct RokuStoreVerifier: StoreVerifier {
                                 revocationReason: transaction.refundDate == nil ? nil : "refund", quantity: transaction.quantity,
                                 environment: transaction.isTest ? .sandbox : .production, app: claim.app, signedDate: now,
                                 lifecycle: lifecycle, storeReference: transaction.transactionId)
+        verified.price = transaction.priceMilliunits
+        verified.currency = transaction.priceMilliunits == nil ? nil : transaction.currency
+        return verified
     }
 }

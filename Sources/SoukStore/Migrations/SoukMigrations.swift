@@ -99,5 +99,9 @@ enum SoukMigrations {
         CreateStoreCredentials(),
         // 046: the operator's exchange rates for metrics
         CreateExchangeRates(),
+        // 047: what a store transaction cost, for metrics
+        UpdatePurchasesAddPrice(),
+        // 048: the daily metrics rollup and how far each app's was computed
+        CreateMetricRollups(),
     ]
 }

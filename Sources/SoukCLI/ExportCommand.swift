@@ -1,0 +1,8 @@
+import ArgumentParser
+
+/// `souk export …`: an app's data as files (docs/metrics.md, "Exports").
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export", abstract: "Export an app's metrics or cohorts as CSV or JSON Lines.",
+        subcommands: [ExportMetricsCommand.self, ExportCohortsCommand.self])
+}
