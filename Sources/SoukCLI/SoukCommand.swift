@@ -11,6 +11,6 @@ public enum OperatorCommands {
             ContentCommand.self, SandboxCommand.self, AuditCommand.self, BackupCommand.self,
             ClientsCommand.self,
             SubscriptionsCommand.self,
-            ReviewCommand.self, PayoutsCommand.self, RatesCommand.self,
+            ReviewCommand.self, PayoutsCommand.self, RatesCommand.self, ExportCommand.self,
     ]
 }

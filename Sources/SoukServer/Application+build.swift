@@ -62,6 +62,7 @@ public func buildApplication(
                                   blobs: UnreferencedBlobs(blobs: runtime.blobs, database: runtime.database),
                                   lease: MaintenanceLease(database: runtime.database),
                                   interval: .seconds(config.cleanupIntervalSeconds), logger: runtime.logger),
+                   ScheduledExportService(runtime, metrics: ScheduledExportMetrics(registry: metrics.registry)),
                    DailyCountsWriter(counts: runtime.dailyCounts, interval: .seconds(5), logger: runtime.logger)],
         onServerRunning: onServerRunning,
         logger: runtime.logger

@@ -99,5 +99,8 @@ enum SoukMigrations {
         CreateStoreCredentials(),
         // 046: the operator's exchange rates for metrics
         CreateExchangeRates(),
+        // 049: the raw exports' indexes and the scheduled exports' record of days written
+        AddExportIndexes(),
+        CreateScheduledExports(),
     ]
 }
