@@ -48,7 +48,11 @@ public struct ScheduledExportService: Service {
     }
 
     public func run() async throws {
-        guard settings != nil else { return }
+        guard settings != nil else {
+            // Off: the service stays until the group shuts down (a service that returns stops the server).
+            try? await gracefulShutdown()
+            return
+        }
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
