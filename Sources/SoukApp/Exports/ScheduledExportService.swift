@@ -112,7 +112,8 @@ public struct ScheduledExportService: Service {
             let request = RawExportRequest(kind: kind, app: entry.app, from: entry.day, to: entry.day, format: .csv)
             let stream = try await exports.open(organisation: entry.developerID, request)
             try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
-            let path = WorkOwner.name(prefix: "export-", in: workDir)
+            // An upload's staging file: what a killed process leaves behind is swept (`StaleFiles`).
+            let path = WorkOwner.name(prefix: "upload-", in: workDir)
             defer { try? FileManager.default.removeItem(atPath: path) }
             guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
                 throw BlobError.unwritable(path)
