@@ -90,6 +90,11 @@ public struct ScheduledExportService: Service {
                 metrics?.written.increment()
                 logger.info("scheduled export written", metadata: ["developer": "\(entry.developerID)", "app": "\(entry.app)", "day": "\(entry.day)",
                                                                    "purchases": "\(counts.purchases)", "events": "\(counts.events)"])
+            } catch let refusal as DeveloperOperationError where refusal == DeveloperOwnership.noSales {
+                // The organisation gave the app away (or its catalog) since the day was due: nothing of it is theirs to export.
+                try await ledger.forget(entry.id)
+                logger.info("scheduled export dropped: the app is no longer the organisation's",
+                            metadata: ["developer": "\(entry.developerID)", "app": "\(entry.app)", "day": "\(entry.day)"])
             } catch {
                 let reason = "\(error)"
                 try await ledger.markFailed(entry.id, error: reason)

@@ -86,6 +86,11 @@ public struct ScheduledExportLedger: Sendable {
             """).run()
     }
 
+    /// Forgets a day not written (the organisation no longer owns anything of the app).
+    public func forget(_ id: UUID) async throws {
+        try await database.sql.raw("DELETE FROM scheduled_exports WHERE id = \(bind: id) AND written_at IS NULL").run()
+    }
+
     static let columns = "id, developer_id, app, day, attempts, last_error, last_attempt_at, written_at, purchases, events"
 
     static func decode(_ row: any SQLRow) throws -> ScheduledExportDay {
