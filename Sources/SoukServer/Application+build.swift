@@ -54,6 +54,7 @@ public func buildApplication(
                                          retryMax: config.commerce.webhookRetryMax, logger: runtime.logger),
                    stores.notificationWorker(), stores.actionWorker(),
                    stores.consumptionWorker(), stores.extensionWorker(),
+                   ScheduledExportService(runtime, metrics: ScheduledExportMetrics(registry: metrics.registry)),
                    MarketplaceRenewalWorker(store: MarketplaceSubscriptionStore(purchases: runtime.purchases), logger: runtime.logger),
                    ReconciliationService(reconciler: stores.reconciler(), voided: stores.voidedPoller(), interval: .seconds(config.commerce.reconcileIntervalSeconds),
                                          logger: runtime.logger),
@@ -62,7 +63,6 @@ public func buildApplication(
                                   blobs: UnreferencedBlobs(blobs: runtime.blobs, database: runtime.database),
                                   lease: MaintenanceLease(database: runtime.database),
                                   interval: .seconds(config.cleanupIntervalSeconds), logger: runtime.logger),
-                   ScheduledExportService(runtime, metrics: ScheduledExportMetrics(registry: metrics.registry)),
                    DailyCountsWriter(counts: runtime.dailyCounts, interval: .seconds(5), logger: runtime.logger)],
         onServerRunning: onServerRunning,
         logger: runtime.logger
