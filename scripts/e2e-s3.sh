@@ -41,6 +41,7 @@ export SOUK_S3_ACCESS_KEY_ID SOUK_S3_SECRET_ACCESS_KEY
 "$SOUK" demo seed >/dev/null
 start BASE
 python3 Tests/s3-e2e/s3_check.py check "$BASE" "$ENDPOINT" "$SOUK_DATA_DIR" "$SOUK" "$WORK/keys.json"
+python3 Tests/s3-e2e/exports_check.py "$ENDPOINT" "$SOUK" "$WORK/keys.json"
 grep -q "$SOUK_S3_SECRET_ACCESS_KEY" "$WORK"/*.log && fail "the secret access key reached a log"
 
 kill "$MOTO_PID"

@@ -57,6 +57,7 @@ public func buildApplication(
                                          retryMax: config.commerce.webhookRetryMax, logger: runtime.logger),
                    stores.notificationWorker(), stores.actionWorker(),
                    stores.consumptionWorker(), stores.extensionWorker(),
+                   ScheduledExportService(runtime, metrics: ScheduledExportMetrics(registry: metrics.registry)),
                    MarketplaceRenewalWorker(store: MarketplaceSubscriptionStore(purchases: runtime.purchases), logger: runtime.logger),
                    ReconciliationService(reconciler: stores.reconciler(), voided: stores.voidedPoller(), interval: .seconds(config.commerce.reconcileIntervalSeconds),
                                          logger: runtime.logger),

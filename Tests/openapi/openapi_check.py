@@ -822,6 +822,14 @@ def flows_developer(c, buyer, souk_bin, work):
             c.call("GET", list_path, 200, params=capp, query={"limit": "1", "cursor": page["nextCursor"]}, headers=auth)
         c.call("GET", list_path, 400, params=capp, query={"cursor": "not-a-cursor"}, headers=auth)
         c.call("GET", list_path, 404, params={"app": STUDIO}, headers=auth)
+    # The raw exports (docs/metrics.md, "Exports"): streamed CSV or JSON Lines of the organisation's own app.
+    exports, window = "/api/v1/developer/exports/{kind}", {"app": app, "from": "2020-01-01", "to": "2099-12-31"}
+    csv_export = c.call("GET", exports, 200, params={"kind": "purchases"}, query={**window, "format": "csv"}, headers=auth)
+    expect(csv_export.text.startswith("recorded_at,app,store,"), f"a CSV export starts with its header: {csv_export.text[:200]}")
+    c.call("GET", exports, 200, params={"kind": "events"}, query={**window, "format": "jsonl"}, headers=auth)
+    c.call("GET", exports, 400, params={"kind": "purchases"}, query={**window, "from": "2026-02-30", "format": "csv"}, headers=auth)
+    c.call("GET", exports, 404, params={"kind": "purchases"}, query={**window, "app": STUDIO, "format": "csv"}, headers=auth)
+    c.call("GET", exports, 403, params={"kind": "events"}, query={**window, "format": "jsonl"}, headers=bearer(narrow))
     c.call("DELETE", "/api/v1/developer/grants/{grantId}", 204, params={"grantId": grant["id"]}, headers=auth)
     c.call("DELETE", "/api/v1/developer/grants/{grantId}", 404, params={"grantId": str(uuid.uuid4())}, headers=auth)
 

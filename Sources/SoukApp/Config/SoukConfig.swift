@@ -65,6 +65,8 @@ public struct SoukConfig: Sendable {
     public var xAccelPrefix = "/_souk_blobs/"
     /// Blobs in an S3-compatible object store instead of only the data folder (`blobStore = s3`).
     public var objectStore: S3ObjectStore.Settings?
+    /// Each organisation's daily export to a bucket (`scheduledExports = true`); nil: off.
+    public var scheduledExports: ScheduledExportSettings?
 
     public enum DownloadsVia: String, Sendable, Equatable {
         /// Souk streams the bytes itself.
@@ -195,6 +197,9 @@ public struct SoukConfig: Sendable {
         ("s3Region", "SOUK_S3_REGION", "-", "the region signatures name (default us-east-1)"),
         ("s3AccessKeyId", "SOUK_S3_ACCESS_KEY_ID", "-", "the access key id, with blobStore s3"),
         ("s3SecretAccessKey", "SOUK_S3_SECRET_ACCESS_KEY", "-", "the secret access key, with blobStore s3; never printed"),
+        ("scheduledExports", "SOUK_SCHEDULED_EXPORTS", "-", "write each developer organisation's apps' purchases and events of every day to a bucket, with the s3… connection settings (default false; docs/metrics.md)"),
+        ("exportsBucket", "SOUK_EXPORTS_BUCKET", "-", "the bucket of the scheduled exports (default s3Bucket)"),
+        ("exportsPrefix", "SOUK_EXPORTS_PREFIX", "-", "the first part of the scheduled exports' keys (default exports)"),
         ("commerceProviderName", "SOUK_COMMERCE_PROVIDER_NAME", "-", "payment provider name in the product feed's type.value (default souk)"),
         ("appleRootCertificates", "SOUK_APPLE_ROOT_CERTIFICATES", "-", "comma-separated DER certificate paths trusted in addition to the built-in Apple Root CA - G3"),
         ("transferPolicy", "SOUK_TRANSFER_POLICY", "-", "a purchase another account owns: transfer (default), transfer-if-inactive or keep"),
@@ -370,6 +375,7 @@ public struct SoukConfig: Sendable {
             config.xAccelPrefix = prefix
         }
         config.objectStore = try await reader.objectStore()
+        config.scheduledExports = try await reader.scheduledExports()
         if let name = try await reader.string("commerceProviderName") {
             guard !name.isEmpty, name.count <= 100 else { throw reader.error("commerceProviderName", name, "must be 1 to 100 characters") }
             config.commerce.providerName = name
@@ -574,6 +580,29 @@ private struct Settings {
             throw error("s3SecretAccessKey", "(missing)", "is required when blobStore is s3")
         }
         return S3ObjectStore.Settings(endpoint: endpoint, bucket: bucket, region: region, accessKeyId: keyId, secretAccessKey: secret)
+    }
+
+    /// `scheduledExports` and its bucket and prefix; the connection is the `s3…` settings'.
+    package func scheduledExports() async throws -> ScheduledExportSettings? {
+        guard let enabled = try await string("scheduledExports") else { return nil }
+        guard let on = Bool(enabled.lowercased()) else { throw error("scheduledExports", enabled, "must be true or false") }
+        guard on else { return nil }
+        let need = "is required when scheduledExports is true"
+        guard let endpoint = try await httpURL("s3Endpoint") else { throw error("s3Endpoint", "(missing)", need) }
+        let exportsBucket = try await string("exportsBucket"), blobBucket = try await string("s3Bucket")
+        guard let bucket = exportsBucket ?? blobBucket else { throw error("exportsBucket", "(missing)", need + " (or s3Bucket)") }
+        guard (3...63).contains(bucket.count), bucket.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-" || $0 == ".") }) else {
+            throw error("exportsBucket", bucket, "must be an S3 bucket name: 3 to 63 lower-case letters, digits, dots and hyphens")
+        }
+        let region = try await string("s3Region") ?? "us-east-1"
+        guard let keyId = try await string("s3AccessKeyId"), !keyId.isEmpty else { throw error("s3AccessKeyId", "(missing)", need) }
+        guard let secret = try await string("s3SecretAccessKey"), !secret.isEmpty else { throw error("s3SecretAccessKey", "(missing)", need) }
+        let prefix = (try await string("exportsPrefix") ?? "exports").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        guard prefix.count <= 200, prefix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "/-_.".contains($0)) }), !prefix.contains("..") else {
+            throw error("exportsPrefix", prefix, "must be letters, digits, /, -, _ and . only (at most 200)")
+        }
+        return ScheduledExportSettings(store: S3ObjectStore.Settings(endpoint: endpoint, bucket: bucket, region: region, accessKeyId: keyId,
+                                                                     secretAccessKey: secret), prefix: prefix)
     }
 
     package func error(_ key: String, _ value: String, _ reason: String) -> ConfigError {

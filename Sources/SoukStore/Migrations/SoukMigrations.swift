@@ -103,5 +103,8 @@ enum SoukMigrations {
         UpdatePurchasesAddPrice(),
         // 048: the daily metrics rollup and how far each app's was computed
         CreateMetricRollups(),
+        // 049: the raw exports' indexes and the scheduled exports' record of days written
+        AddExportIndexes(),
+        CreateScheduledExports(),
     ]
 }

@@ -29,6 +29,7 @@ struct DeveloperAPIController {
         group.get("catalogs/:app/webhooks", use: webhooks)
         group.post("catalogs/:app/webhooks", use: addWebhook)
         group.delete("webhooks/:webhookId", use: removeWebhook)
+        group.get("exports/:kind", use: export)
     }
 
     /// Whether `path` is the package upload, whose body is streamed to disk and so is not held to
