@@ -50,6 +50,25 @@ import Testing
     }
 
     @Test(arguments: TestBackend.available)
+    func aStorePurchaseCarriesThePriceItsStoreStatedInMinorUnits(backend: TestBackend) async throws {
+        try await World.with(backend) { _, runtime, world in
+            let at = Self.day.start.addingTimeInterval(600)
+            try await ExportRows.purchase(runtime.database, app: World.acmeApp, account: world.buyer, at: at, transaction: "usd",
+                                          price: (9_990, "USD"), refundedMilliunits: 4_990)
+            try await ExportRows.purchase(runtime.database, app: World.acmeApp, account: world.buyer, at: at.addingTimeInterval(1),
+                                          transaction: "jpy", price: (1_200_000, "JPY"))
+            try await ExportRows.purchase(runtime.database, app: World.acmeApp, account: world.buyer, at: at.addingTimeInterval(2), transaction: "none")
+            let asked = RawExportRequest(kind: .purchases, app: World.acmeApp, from: Self.day, to: Self.day, format: .jsonl)
+            let lines = try await Self.text(try await RawExports(runtime: runtime).open(actor: .cli(user: "ops"), asked))
+                .split(separator: "\n").map(String.init)
+            #expect(lines.count == 3)
+            #expect(lines[0].hasSuffix(#""amount":999,"currency":"USD","amount_refunded":499,"refunded_at":null}"#), "\(lines[0])")
+            #expect(lines[1].hasSuffix(#""amount":1200,"currency":"JPY","amount_refunded":null,"refunded_at":null}"#), "\(lines[1])")
+            #expect(lines[2].hasSuffix(#""amount":null,"currency":null,"amount_refunded":null,"refunded_at":null}"#), "\(lines[2])")
+        }
+    }
+
+    @Test(arguments: TestBackend.available)
     func anExportHoldsEveryRowOfTheRangeAcrossPagesInTheOrderRecorded(backend: TestBackend) async throws {
         try await World.with(backend) { _, runtime, world in
             let ids = try await Self.history(runtime, world)

@@ -63,7 +63,8 @@ public struct RawExportStore: Sendable {
         let rows = try await database.sql.raw("""
             SELECT p.id, p.created_at, p.store, p.environment, p.status, p.account_id, t.token, p.product_id, p.store_product_id,
             p.product_type, p.transaction_id, p.original_transaction_id, p.purchase_date, p.expires_date, p.quantity, p.period_type,
-            p.subscription_state, p.will_renew, p.grace_expires_at, p.revoked_at, p.revocation_reason
+            p.subscription_state, p.will_renew, p.grace_expires_at, p.revoked_at, p.revocation_reason,
+            p.price_milliunits, p.currency, p.refunded_amount
             FROM purchases p LEFT JOIN account_tokens t ON t.account_id = p.account_id AND t.app = p.app
             WHERE p.app = \(bind: app) AND p.created_at >= \(bind: from) AND p.created_at < \(bind: to)\
             \(Self.after(position, table: "purchases", alias: "p", time: "created_at"))
@@ -84,12 +85,22 @@ public struct RawExportStore: Sendable {
                 .string(try row.decode(column: "subscription_state", as: String?.self)), .flag(try row.decode(column: "will_renew", as: Bool?.self)),
                 .instant(try row.decode(column: "grace_expires_at", as: Date?.self)), .instant(try row.decode(column: "revoked_at", as: Date?.self)),
                 .string(try row.decode(column: "revocation_reason", as: String?.self)),
-                // The stores' verdicts as Souk keeps them carry no price: only the marketplace's own sales have amounts.
-                .null, .null, .null, .null,
-            ]
+            ] + (try Self.storePrice(row))
             records.append(ExportRecord(at: at, id: id, values: values))
         }
         return records
+    }
+
+    /// `amount`, `currency`, `amount_refunded`, `refunded_at` of a store purchase: the price its store
+    /// stated (milliunits, kept at intake) in minor units of its currency, the refunded part likewise;
+    /// empty where the store stated none (Amazon; Google's trials and introductory phases), never a
+    /// price taken from the catalog.
+    static func storePrice(_ row: any SQLRow) throws -> [ExportValue] {
+        guard let currency = try row.decode(column: "currency", as: String?.self),
+              let milli = try row.decode(column: "price_milliunits", as: Int64?.self),
+              let amount = MetricPeriodGatherer.minorUnits(milli, currency) else { return [.null, .null, .null, .null] }
+        let refunded = (try row.decode(column: "refunded_amount", as: Int64?.self)).flatMap { MetricPeriodGatherer.minorUnits($0, currency) }
+        return [.integer(amount), .text(currency), .number(refunded), .null]
     }
 
     func events(app: String, from: Date, to: Date, after position: ExportSource.Position?, limit: Int) async throws -> [ExportRecord] {
