@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The entitlement-check benchmark (issue 11, item 9). For each storage backend and purchase count:
+# The entitlement-check benchmark. For each storage backend and purchase count:
 # seed a synthetic purchase history (`souk bench seed-purchases`: a 4-product catalog, one account
 # per 10 purchases, access tokens for the first TOKENS accounts), start a release `souk serve`, and
 # measure `GET /commerce/<app>/entitlement/bench.monthly` with wrk, each request carrying one of the

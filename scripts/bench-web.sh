@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times every storefront, account and console page at scale (issue 14: "every page under 50 ms
+# Times every storefront, account and console page at scale (the goal: "every page under 50 ms
 # server time at 100,000 apps and 1,000,000 purchases"). A release `souk serve` on SQLite (or
 # BACKEND=postgres, through scripts/postgres.sh), seeded in bulk with `souk bench seed-catalog`
 # (APPS, default 100,000, each with a category, subtitle and description) and `souk bench

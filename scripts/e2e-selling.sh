@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The marketplace sells (issue 13), checked from outside (Tests/selling-e2e/selling_check.py) against
+# The marketplace sells, checked from outside (Tests/selling-e2e/selling_check.py) against
 # the real binary, with Stripe's base URL pointing at Tests/selling-e2e/fakestripe.py: 402s on
 # license/restore/updates, checkout through Stripe (outage, failed and paid payments, signed,
 # replayed and forged webhooks, refunds) and the development processor, a membership through

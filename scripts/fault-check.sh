@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Faults that lose nothing (issue 15, part 6), against the real binary (Tests/faults/fault_check.py):
+# Faults that lose nothing, against the real binary (Tests/faults/fault_check.py):
 # 1. `kill -9` of `souk serve` at random points of a concurrent workload (Apple purchases posted to
 #    the commerce API, their webhooks in flight to a slow receiver, license requests, checkouts) and
 #    of `souk packages import` mid-import; Souk started again on the same data; then no half-written

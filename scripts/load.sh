@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A day's mix under load (issue 15, item 7): update checks, entitlement checks, license renewals,
+# A day's mix under load: update checks, entitlement checks, license renewals,
 # purchases and storefront pages at once, on 100,000 apps, 1,000,000 accounts and 10,000,000
 # installs (install-ledger rows, each with its license), for ONE `souk serve` process and for the
 # CLUSTER (two processes behind nginx, scripts/cluster.sh). Per endpoint it reports throughput,

@@ -5,7 +5,7 @@ import SoukStore
 
 extension AppsCommand {
     /// `souk apps set-price --apple-item-id N --amount 299 --currency USD [--amount 279 --currency EUR …] | --free
-    /// [--requires-entitlement ID | --no-required-entitlement]`: what an app costs (issue 13 item 1).
+    /// [--requires-entitlement ID | --no-required-entitlement]`: what an app costs.
     /// Amounts are minor units; a later price list replaces the app's; an app may be paid and
     /// included with a membership at once (either opens it). The entitlement must be one of the
     /// marketplace's own catalog (`souk catalog apply` of a file with `"app": "marketplace"`).

@@ -3,7 +3,7 @@ import Foundation
 import SoukCore
 import SoukStore
 
-/// `souk audit export`: the audit log as JSON lines (issue 14).
+/// `souk audit export`: the audit log as JSON lines.
 struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "audit", abstract: "The audit log of console and CLI changes.",
                                                     subcommands: [Export.self])

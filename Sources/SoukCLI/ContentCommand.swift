@@ -3,7 +3,7 @@ import Foundation
 import SoukCore
 import SoukStore
 
-/// `souk content import|list`: hosted content packages of in-app products (issue 13 item 6).
+/// `souk content import|list`: hosted content packages of in-app products.
 struct ContentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "content", abstract: "Import and list hosted content packages of in-app products.",

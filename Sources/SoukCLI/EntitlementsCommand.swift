@@ -5,7 +5,7 @@ import SoukCore
 import SoukStore
 
 /// `souk entitlements show`: what a person may use in an app now, as the API answers it;
-/// `grant`, `revoke`, `grants`: promotional grants (issue 12 item 9).
+/// `grant`, `revoke`, `grants`: promotional grants.
 struct EntitlementsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "entitlements", abstract: "Show a person's entitlements in an app; grant and revoke promotional ones.",

@@ -3,7 +3,7 @@ import Foundation
 import SoukCore
 import SoukStore
 
-/// `souk purchases …`: the purchases people reported in the apps (issue 11 item 9).
+/// `souk purchases …`: the purchases people reported in the apps.
 struct PurchasesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "purchases", abstract: "List, find, revoke, refund and consume in-app purchases.",

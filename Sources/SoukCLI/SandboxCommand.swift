@@ -4,7 +4,7 @@ import SoukApp
 import SoukCore
 import SoukStore
 
-/// `souk sandbox …`: Apple's sandbox tools for the marketplace's own sales (issue 13 item 5): move
+/// `souk sandbox …`: Apple's sandbox tools for the marketplace's own sales: move
 /// sandbox subscription time, cancel, fail the next renewal, refund, clear a sandbox account's history.
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `souk stores …`: the stores' side of in-app purchases (issue 12): each app's store settings,
+/// `souk stores …`: the stores' side of in-app purchases: each app's store settings,
 /// what the stores last said, the notifications they sent, and re-checking subscriptions.
 struct StoresCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

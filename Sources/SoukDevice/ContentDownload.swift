@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// Hosted content of an in-app product, downloaded the way StoreKit's download states describe it
-/// (seed 002): waiting, active (with progress and time remaining), paused (an interruption, resumed
+/// (StoreKit's “In-App Purchasing” guide): waiting, active (with progress and time remaining), paused (an interruption, resumed
 /// with `Range` by the next run), finished (the zip's SHA-256 checked against the manifest),
 /// failed, cancelled. Where a download stands is kept in `<state>/content/<product>-<version>.json`
 /// beside the partial file, so a run after a crash or a Ctrl-C goes on from there.

@@ -83,10 +83,10 @@ extension Device {
         public var skipped: String?
     }
 
-    // MARK: Restore (spec §6, seed 000/001)
+    // MARK: Restore (spec §6, MarketplaceKit's “Installing apps from an alternative marketplace”, MarketplaceKit's “Reauthenticating a person”)
 
     /// A device restored from a backup: `restore` for the installed apps, grouped by account; on
-    /// 401 or 403, the reauthentication of seed 001, then a retry.
+    /// 401 or 403, the reauthentication of MarketplaceKit's “Reauthenticating a person”, then a retry.
     public func restore(forgetTokens: Bool) async throws -> Outcome {
         if forgetTokens {
             state.tokens = [:]

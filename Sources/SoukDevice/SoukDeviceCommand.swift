@@ -190,7 +190,7 @@ extension SoukDeviceCommand {
 }
 
 extension SoukDeviceCommand {
-    /// `souk-device content download|cancel`: hosted content of an in-app product (seed 002's download states).
+    /// `souk-device content download|cancel`: hosted content of an in-app product (StoreKit's “In-App Purchasing” guide's download states).
     struct Content: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Hosted content of in-app products.", subcommands: [Download.self, Cancel.self])
 

@@ -3,7 +3,7 @@ import Foundation
 import SwiftASN1
 import X509
 
-/// An Apple-shaped signing chain made in the tests (issue 11): a root, an intermediate carrying
+/// An Apple-shaped signing chain made in the tests: a root, an intermediate carrying
 /// Apple's WWDR OID 1.2.840.113635.100.6.2.1 and a leaf carrying the receipt-signing OID
 /// 1.2.840.113635.100.6.11.1, all P-256, signing StoreKit 2 JWS the way the App Store does
 /// (`alg` ES256, `x5c` = [leaf, intermediate, root] in base64 DER).

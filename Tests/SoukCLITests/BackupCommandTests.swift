@@ -11,7 +11,7 @@ import Testing
 
 /// `souk backup create` while writes go on, then `souk backup restore` elsewhere: every row and
 /// blob committed before the backup began is there, every blob the restored rows name is on disk
-/// with its digest, and the keys are identical (issue 15).
+/// with its digest, and the keys are identical.
 @Suite struct BackupCommandTests {
     func settings(_ backend: TestBackend, _ folder: String) async throws -> (SoukConfig, [String], @Sendable () async -> Void) {
         let (location, drop) = try await backend.makeLocation(dataDir: folder)

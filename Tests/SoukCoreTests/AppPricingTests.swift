@@ -2,7 +2,7 @@ import Foundation
 import SoukCore
 import Testing
 
-/// What an app costs (issue 13 item 1): price lists checked, stored and read back, the buyer's
+/// What an app costs: price lists checked, stored and read back, the buyer's
 /// currency or the first, and how people read it.
 @Suite struct AppPricingTests {
     @Test func aPriceListIsCheckedStoredAndChosenFrom() {

@@ -2,7 +2,7 @@ import Foundation
 import SoukCore
 import Testing
 
-/// The catalog file's `stores` object (issue 12 item 1): read, written back, checked, and changed
+/// The catalog file's `stores` object: read, written back, checked, and changed
 /// one key at a time as `souk stores set` does.
 @Suite struct CatalogStoresTests {
     static let file = """

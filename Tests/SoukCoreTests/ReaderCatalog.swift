@@ -1,7 +1,7 @@
 import Foundation
 import SoukCore
 
-/// The catalog of issue 11's example file, shared by the commerce rule tests.
+/// The catalog of docs/commerce.md's example file, shared by the commerce rule tests.
 enum ReaderCatalog {
     static let app = "com.example.reader"
     static let epoch = Date(timeIntervalSince1970: 1_790_000_000)

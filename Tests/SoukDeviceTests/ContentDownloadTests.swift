@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 
 /// `souk-device content download` against a server that speaks Souk's hosted-content API (manifest
-/// with sizes and SHA-256, the zip with `Range`), bearer required: every download state of seed 002.
+/// with sizes and SHA-256, the zip with `Range`), bearer required: every download state of StoreKit's “In-App Purchasing” guide.
 @Suite struct ContentDownloadTests {
     final class ContentServer: Sendable {
         let zip: [UInt8]

@@ -10,7 +10,7 @@ import SoukStore
 import SoukTestSupport
 import Testing
 
-/// The person's account page (issue 14 item 2): password change, memberships cancelled and
+/// The person's account page: password change, memberships cancelled and
 /// resumed (at Stripe when Stripe bills them), signing out everywhere, deleting the account.
 @Suite struct AccountPagesTests {
     static func prepare(_ runtime: SoukRuntime, _ paths: ServerFixture.StorePaths) async throws {

@@ -10,7 +10,7 @@ import Testing
 import ZIPFoundation
 
 /// The console's apps (create, text, media, package upload, versions, takedown), catalogs (edit,
-/// review the diff, apply) and dashboard (issue 14), on both databases.
+/// review the diff, apply) and dashboard, on both databases.
 @Suite struct AdminAppsConsoleTests {
     static let item: UInt64 = 6_500_000_001
     static let boundary = "souk-test-boundary-7d3f"

@@ -9,7 +9,7 @@ import SoukStore
 import SoukTestSupport
 import Testing
 
-/// The operator console's gate, roles, people and audit log (issue 14), on both databases.
+/// The operator console's gate, roles, people and audit log, on both databases.
 @Suite struct AdminConsoleTests {
     static let password = OAuthTests.password
 

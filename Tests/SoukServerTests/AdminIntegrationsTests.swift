@@ -9,7 +9,7 @@ import SoukTestSupport
 import Testing
 
 /// The console's integrations page (webhook redelivery, key rotation) and a person's timeline
-/// (issue 14), on both databases.
+///, on both databases.
 @Suite struct AdminIntegrationsTests {
     @Test(arguments: TestBackend.available)
     func supportRedeliversAWebhookAndThePersonsTimelineTellsTheStory(_ backend: TestBackend) async throws {

@@ -9,7 +9,7 @@ import SoukStore
 import SoukTestSupport
 import Testing
 
-/// Refunds from the console through the processor (issue 14), against the fake Stripe, on both databases.
+/// Refunds from the console through the processor, against the fake Stripe, on both databases.
 @Suite struct AdminRefundsTests {
     /// olive, an operator, and sam, support, beside CheckoutTests' buyer ada.
     static func addStaff(_ runtime: SoukRuntime) async throws {

@@ -8,7 +8,7 @@ import SoukStore
 import SoukTestSupport
 import Testing
 
-/// TOTP two-factor sign-in to the console (RFC 6238; issue 14).
+/// TOTP two-factor sign-in to the console (RFC 6238).
 @Suite struct AdminTOTPTests {
     /// RFC 6238 Appendix B, SHA-1 rows: the ASCII secret "12345678901234567890", 8 digits.
     @Test func rfc6238AppendixBVectorsForSHA1() {

@@ -10,7 +10,7 @@ import SoukStore
 import SoukTestSupport
 import Testing
 
-/// Not paid → the documented failure (issue 13 item 2), on both databases: a paid app and one
+/// Not paid → the documented failure, on both databases: a paid app and one
 /// included with the marketplace membership, through license, renewal, restore, updates and the
 /// resolution page. Apps 1 (public, versions 101/102) and 4 (public, 401) come from
 /// `AppDataTests.prepare`; app 1 costs 2.99 USD, app 2 (account, 201) is included with `member`.

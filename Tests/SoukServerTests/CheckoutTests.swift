@@ -10,7 +10,7 @@ import SoukStore
 import SoukTestSupport
 import Testing
 
-/// Buying an app (issue 13 items 3-4), on both databases: `POST /api/v1/checkout` through the
+/// Buying an app, on both databases: `POST /api/v1/checkout` through the
 /// development processor (no money moves) and through Stripe (a local fake that speaks its wire
 /// format and signs its webhooks): the order, the same order while open, the webhook that pays it
 /// (replayed, unpaid, forged), delayed payment methods, expired sessions, full and partial refunds,

@@ -8,7 +8,7 @@ import SoukStore
 import SoukTestSupport
 import Testing
 
-/// `POST /commerce/<app>/transactions` (seed 003) with purchases signed by an Apple-shaped test chain.
+/// `POST /commerce/<app>/transactions` (Zapp's payment-provider API) with purchases signed by an Apple-shaped test chain.
 @Suite struct CommerceTransactionTests {
     typealias F = CommercePurchaseFixture
 

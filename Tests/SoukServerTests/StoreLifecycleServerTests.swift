@@ -11,7 +11,7 @@ import SoukTestSupport
 import Synchronization
 import Testing
 
-/// The store side wired into a server (issue 12 items 2, 6, 7), on both databases, with a scripted
+/// The store side wired into a server (7), on both databases, with a scripted
 /// store: a fault keeps an intake pending, shows in `souk stores status` and the server's pending
 /// worker settles it once the store is back; the server's store-action worker acknowledges Google
 /// purchases, through failures; reconciliation applies what the store says now; Google RTDN

@@ -5,7 +5,7 @@ import SoukStore
 import SoukTestSupport
 import Testing
 
-/// One lifecycle for every store (issue 12 item 5), on both databases: intake records lifecycle
+/// One lifecycle for every store, on both databases: intake records lifecycle
 /// columns and events, `apply` follows a store's later statements (renewals, cancellations,
 /// refunds) in any order, each event once, and re-checks are claimed by one process at a time.
 @Suite struct PurchaseLifecycleTests {

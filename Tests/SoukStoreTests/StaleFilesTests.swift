@@ -3,7 +3,7 @@ import Foundation
 import SoukTestSupport
 import Testing
 
-/// Files left by work a killed process never finished are swept, and nothing else (issue 15).
+/// Files left by work a killed process never finished are swept, and nothing else.
 @Suite struct StaleFilesTests {
     @Test func onlyOldLeftoversOfImportsAndUploadsAreRemoved() async throws {
         let folder = try TemporaryFolder()

@@ -3,7 +3,7 @@ import SoukStore
 import SoukTestSupport
 import Testing
 
-/// Blobs no row names are removed a day after they were last touched, and no other (issue 15: what
+/// Blobs no row names are removed a day after they were last touched, and no other (what
 /// a failed import left in `blobs/sha256/`).
 @Suite struct UnreferencedBlobsTests {
     static func age(_ path: String, by seconds: TimeInterval) throws {

@@ -256,7 +256,7 @@ def pkce_pair():
 
 
 def authorize_url(base, client_id, state, challenge, login_hint=None):
-    """The authorization request MarketplaceKit opens (README, seed 001)."""
+    """The authorization request MarketplaceKit opens (README, MarketplaceKit's “Reauthenticating a person”)."""
     query = {"client_id": client_id, "response_type": "code", "redirect_uri": "app-distribution-oauth://",
              "code_challenge": challenge, "code_challenge_method": "S256", "state": state}
     if login_hint:

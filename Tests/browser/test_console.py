@@ -1,4 +1,4 @@
-"""The operator console in Chromium, as an operator walks it (issue 14): sign in, see every dashboard
+"""The operator console in Chromium, as an operator walks it: sign in, see every dashboard
 chart (revenue at zero before any sale), turn on TOTP and sign in again with a code, add an app and
 upload its package with the progress bar, see it in the storefront, have a catalog over 1 MiB
 refused (413), edit a product through the catalog's diff, find a person (their timeline) and grant

@@ -1,4 +1,4 @@
-"""The OAuth sign-in a device opens (seed 001): from the authorize URL to the browser's attempt to
+"""The OAuth sign-in a device opens (MarketplaceKit's “Reauthenticating a person”): from the authorize URL to the browser's attempt to
 open `app-distribution-oauth:?code=…&state=…`, in Chromium and in WebKit (the engine of iOS's
 ASWebAuthenticationSession). The code the browser carried is then redeemed at the token endpoint,
 as the device would, to prove it is a real one."""

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Several Souk processes behind nginx (issue 15), checked from outside against `scripts/cluster.sh`:
+"""Several Souk processes behind nginx, checked from outside against `scripts/cluster.sh`:
 nginx in front of two `souk serve` processes on one PostgreSQL database and one data folder.
 
 - nginx: both processes take requests, `/metrics` and the X-Accel location are closed, a body over

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Faults that lose nothing (issue 15, part 6), checked against the real binary. Run by
+"""Faults that lose nothing, checked against the real binary. Run by
 scripts/fault-check.sh, which sets up the folders, the PostgreSQL database and the cleanup:
 
     fault_check.py run WORK SOUK

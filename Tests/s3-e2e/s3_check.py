@@ -1,4 +1,4 @@
-"""Blobs on an S3-compatible store (issue 15), checked from outside against moto's S3 server with
+"""Blobs on an S3-compatible store, checked from outside against moto's S3 server with
 signature checking on (scripts/e2e-s3.sh runs it).
 
   s3_check.py setup ENDPOINT OUT.json   IAM user, access key, policy and bucket at moto; keys to OUT

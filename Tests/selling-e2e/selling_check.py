@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The marketplace sells (issue 13), checked from outside against a running `souk serve` whose
+"""The marketplace sells, checked from outside against a running `souk serve` whose
 Stripe base URL points at `fakestripe.py` — the way an operator sets it up and a device, a buyer
 and Stripe use it:
 

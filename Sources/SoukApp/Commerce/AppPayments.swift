@@ -2,7 +2,7 @@ import Foundation
 import SoukCore
 import SoukStore
 
-/// Whether an account may have an app it must pay for (issue 13 item 2), for licenses, renewals,
+/// Whether an account may have an app it must pay for, for licenses, renewals,
 /// restore, updates and the resolution page: `PaymentRule` over what the account bought and its
 /// membership in the marketplace's own catalog (`"app": "marketplace"`), read from the entitlement
 /// index (memory; one query on a miss). Free apps cost no lookup at all.

@@ -5,7 +5,7 @@ import SoukIntegrations
 import SoukStore
 
 /// Asks the stores again about subscriptions whose state may have changed without a notification
-/// reaching Souk (issue 12 item 6): an expiry or a grace period passed, a Roku recovery, a billing
+/// reaching Souk: an expiry or a grace period passed, a Roku recovery, a billing
 /// retry. Purchases are claimed with a lease (`PurchaseStore.claimRechecks`), so several processes
 /// sharing PostgreSQL never ask twice; each answer is applied like a notification (source
 /// `reconciliation`); a store that gives no answer is asked again after a back-off, and its fault

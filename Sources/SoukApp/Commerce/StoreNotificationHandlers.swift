@@ -3,7 +3,7 @@ import SoukCore
 import SoukIntegrations
 import SoukStore
 
-/// App Store Server Notifications V2 → the lifecycle (issue 12 item 4). The stored body was
+/// App Store Server Notifications V2 → the lifecycle. The stored body was
 /// verified when it was received; it is verified again here (the payload sat in the database), then
 /// `AppleNotificationInterpreter` reads type, subtype, transaction and renewal info into a
 /// statement that `PurchaseStore.apply` records — in the order Apple signed them, each once.
@@ -70,7 +70,7 @@ public struct AppleNotificationHandler: StoreNotificationHandler {
     }
 }
 
-/// Google Play real-time developer notifications → the lifecycle (issue 12 item 2). RTDN says only
+/// Google Play real-time developer notifications → the lifecycle. RTDN says only
 /// *that* a purchase changed: the purchase is read again from Google (`GooglePlayStoreVerifier`)
 /// and that answer is applied. A voided purchase loses access at once.
 public struct GoogleNotificationHandler: StoreNotificationHandler {

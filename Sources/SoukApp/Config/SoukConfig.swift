@@ -115,7 +115,7 @@ public struct SoukConfig: Sendable {
         public var transferPolicy: TransferPolicy = .transfer
         /// How long an intake (`POST transactions`, restore) waits for a store's verdict before answering 202 + `Location`.
         public var verifyTimeoutMilliseconds = 3000
-        /// Each store's base URL and the retry policy of store calls (issue 12).
+        /// Each store's base URL and the retry policy of store calls.
         public var stores = StoreEndpoints()
         /// Webhook deliveries: back-off from `webhookRetryBase` doubling to `webhookRetryMax`, for 3 days.
         public var webhookRetryBase: Duration = .seconds(60)
@@ -512,7 +512,7 @@ private struct Settings {
         return text.hasSuffix("/") ? String(text.dropLast()) : text
     }
 
-    /// The stores' base URLs, store retries, webhook retries and reconciliation (issue 12).
+    /// The stores' base URLs, store retries, webhook retries and reconciliation.
     package func readStoreSettings(into commerce: inout SoukConfig.CommerceSettings) async throws {
         var stores = commerce.stores
         if let url = try await httpURL("googlePlayBaseUrl") { stores.googlePlayBaseURL = url }

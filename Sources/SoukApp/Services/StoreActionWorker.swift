@@ -24,7 +24,7 @@ extension GooglePlayStoreVerifier: StoreActionPerformer {
     }
 }
 
-/// Google Play's acknowledgements and consumptions (issue 12 item 2), from the durable queue in
+/// Google Play's acknowledgements and consumptions, from the durable queue in
 /// `purchases` (`PurchaseStore.claimStoreActions`): every granted Google purchase is acknowledged
 /// (a consumable consumed) by one process, retried with the store back-off while Google is down
 /// or refuses, across restarts, until Google's 3-day window has passed — then it is left with its

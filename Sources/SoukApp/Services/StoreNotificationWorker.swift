@@ -23,7 +23,7 @@ public protocol StoreNotificationHandler: Sendable {
     func handle(_ notification: StoredStoreNotification) async throws -> StoreNotificationOutcome
 }
 
-/// The queue behind the notification routes (issue 12 items 2 and 4): leases due notifications
+/// The queue behind the notification routes: leases due notifications
 /// oldest `signed_date` first (`StoreNotificationStore.claimDue`, safe with several processes on one
 /// PostgreSQL), hands each to its store's handler, and settles it. A failure is retried with the
 /// store back-off (`storeRetryBaseMs`…`storeRetryMaxMs`, doubling with jitter) until

@@ -7,7 +7,7 @@ import SoukCore
 import SoukIntegrations
 import SoukStore
 
-/// Delivers lifecycle events to the developers' webhooks (issue 12 item 8). Every `interval` it
+/// Delivers lifecycle events to the developers' webhooks. Every `interval` it
 /// queues new events for their app's endpoints, then claims due deliveries one by one (a lease, so
 /// several processes never post the same attempt), POSTs the signed body and records the outcome:
 /// 2xx is delivered; any other status, a timeout or a refused connection is retried after

@@ -7,7 +7,7 @@ public struct AuthorizationCodeRequest: Sendable, Equatable {
     public let code: String
     public let clientId: String
     public let codeVerifier: String
-    /// Optional: iOS does not send it (seed 001); when sent it must be the one the code was issued for.
+    /// Optional: iOS does not send it (MarketplaceKit's “Reauthenticating a person”); when sent it must be the one the code was issued for.
     public let redirectURI: String?
 
     /// Checks the parameters on their own, without the code's stored values.

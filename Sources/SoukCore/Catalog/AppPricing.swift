@@ -1,6 +1,6 @@
 import Foundation
 
-/// What an app costs (issue 13 item 1): free, paid (a one-time purchase in one or more
+/// What an app costs: free, paid (a one-time purchase in one or more
 /// currencies), included with an entitlement of the marketplace's own catalog (a membership), or
 /// paid *and* included — either opens it.
 public struct AppPricing: Sendable, Hashable {

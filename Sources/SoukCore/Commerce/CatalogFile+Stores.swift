@@ -1,6 +1,6 @@
 import Foundation
 
-/// The catalog file's `stores` object (issue 12 item 1): each store's credentials for the app,
+/// The catalog file's `stores` object: each store's credentials for the app,
 /// keyed like `skus`. Secrets are never in the file: a `…Path` names a file, a `…Env` an
 /// environment variable, read at each use.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 
 extension CatalogFile {
-    /// At most this many promoted in-app purchases per app (seed 002).
+    /// At most this many promoted in-app purchases per app (StoreKit's “In-App Purchasing” guide).
     public static let maximumPromoted = 20
     /// The renewal periods an auto-renewable subscription may have (spec §1, App Store Connect's choices).
     public static let subscriptionPeriods: [ISODuration] = [

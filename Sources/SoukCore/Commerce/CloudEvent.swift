@@ -1,6 +1,6 @@
 import Foundation
 
-/// A purchase reported by an app (seed 003, `POST transactions`): a CloudEvents 1.0 event whose
+/// A purchase reported by an app (Zapp's payment-provider API, `POST transactions`): a CloudEvents 1.0 event whose
 /// `data` names the store transaction. Nothing in it is trusted until the store has verified it.
 public struct PaymentValidationEvent: Sendable, Equatable {
     /// Unique per event from one `source`; a retry carries the same id.
@@ -27,7 +27,7 @@ public struct PaymentValidationEvent: Sendable, Equatable {
     }
 }
 
-/// The event's `data` (seed 003).
+/// The event's `data` (Zapp's payment-provider API).
 public struct PaymentValidationData: Sendable, Equatable {
     public var transaction: PaymentTransaction
     /// The entry that started the purchase flow (optional).
@@ -51,7 +51,7 @@ public struct PaymentValidationData: Sendable, Equatable {
     }
 }
 
-/// `data.transaction` (seed 003).
+/// `data.transaction` (Zapp's payment-provider API).
 public struct PaymentTransaction: Sendable, Equatable {
     /// The product id in the store (the SKU).
     public var storeProductId: String

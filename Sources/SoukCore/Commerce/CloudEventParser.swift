@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads seed 003's `POST transactions` body as a CloudEvents 1.0 event (JSON event format and
+/// Reads Zapp's payment-provider API's `POST transactions` body as a CloudEvents 1.0 event (JSON event format and
 /// the HTTP protocol binding): **structured mode** (the whole event is the JSON body,
 /// `application/cloudevents+json` or `application/json`) and **binary mode** (attributes in
 /// `ce-*` headers, `data` is the body, its media type is `Content-Type`).

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One lifecycle event of a person's purchases in an app (issue 12 items 5 and 8): recorded once
+/// One lifecycle event of a person's purchases in an app: recorded once
 /// (its `dedupKey` is unique per app), listed by `souk purchases events`, and delivered to the
 /// app's webhooks as `{"id", "type", "environment", "app", "account", "occurredAt", "data"}`.
 public struct CommerceEvent: Sendable, Equatable {

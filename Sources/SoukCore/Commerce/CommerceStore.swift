@@ -1,13 +1,13 @@
 import Foundation
 
-/// The four stores a purchase can come from (seed 003's `store` and `external_sku` keys).
+/// The four stores a purchase can come from (Zapp's payment-provider API's `store` and `external_sku` keys).
 public enum CommerceStore: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
     case appleStore = "apple_store"
     case googlePlay = "google_play"
     case amazon
     case roku
 
-    /// The store a platform buys through (seed 003's `platform`): `ios`, `tvos` → Apple;
+    /// The store a platform buys through (Zapp's payment-provider API's `platform`): `ios`, `tvos` → Apple;
     /// `android` → Google Play; `amazon_fire_tv` → Amazon; `roku` → Roku.
     public init?(platform: String) {
         switch platform.lowercased() {
@@ -31,7 +31,7 @@ public enum CommerceEnvironment: String, Sendable, Hashable, Codable, CaseIterab
     case sandbox = "Sandbox"
 }
 
-/// The four product types (spec §1, seed 002).
+/// The four product types (spec §1, StoreKit's “In-App Purchasing” guide).
 public enum ProductType: String, Sendable, Hashable, Codable, CaseIterable {
     case consumable
     case nonConsumable = "non-consumable"

@@ -84,7 +84,7 @@ public struct ProductDefinition: Sendable, Equatable {
     }
 }
 
-/// A promoted in-app purchase (seed 002): shown on the app's product page, at most 20 per app.
+/// A promoted in-app purchase (StoreKit's “In-App Purchasing” guide): shown on the app's product page, at most 20 per app.
 public struct Promotion: Sendable, Hashable, Codable {
     public var order: Int
     public var visible: Bool

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The product lists an app reads (seed 004, seed 003), decided from the catalog held now.
+/// The product lists an app reads (StoreKit's “Loading In-App Product Identifiers”, Zapp's payment-provider API), decided from the catalog held now.
 ///
 /// `products_v1.json` is what the app hands to StoreKit: the SKU in one store (Apple by default) of
 /// each product on sale that has one, in catalog order. `products_v2.json` and the `products` feed

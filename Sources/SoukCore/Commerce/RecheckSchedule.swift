@@ -1,6 +1,6 @@
 import Foundation
 
-/// When reconciliation asks a store about a subscription again (issue 12 item 6): the moments its
+/// When reconciliation asks a store about a subscription again: the moments its
 /// state may change without a notification reaching Souk — the expiry, the end of a grace period,
 /// a Roku recovery — and, while a store keeps a subscription in limbo (billing retry, paused) or
 /// still calls it active after its expiry, at a slow steady pace. nil: never again (one-time

@@ -133,7 +133,7 @@ public struct RokuSettings: Sendable, Hashable {
     }
 }
 
-/// The catalog file's `stores` object: each store's credentials for one app (issue 12 item 1).
+/// The catalog file's `stores` object: each store's credentials for one app.
 public struct CommerceStoreSettings: Sendable, Hashable {
     public var apple: AppleStoreSettings?
     public var googlePlay: GooglePlaySettings?

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the app reports about a purchase (seed 003's `data.transaction`, with `data.store`): a
+/// What the app reports about a purchase (Zapp's payment-provider API's `data.transaction`, with `data.store`): a
 /// claim, never trusted as such. Only the store's verified answer says what was bought.
 public struct PurchaseClaim: Sendable, Equatable {
     public var store: CommerceStore

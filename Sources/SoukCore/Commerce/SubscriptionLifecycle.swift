@@ -49,7 +49,7 @@ public enum LifecycleSource: String, Sendable, Hashable, Codable, CaseIterable {
     case `operator`
 }
 
-/// The lifecycle events Souk records and delivers to the developer's webhooks (issue 12 item 8).
+/// The lifecycle events Souk records and delivers to the developer's webhooks.
 public enum LifecycleEventType: String, Sendable, Hashable, Codable, CaseIterable {
     case initialPurchase = "initial_purchase"
     case renewal
@@ -92,7 +92,7 @@ public struct StoreLifecycle: Sendable, Hashable {
 }
 
 /// Why a store gave no verdict. A verifier throws it instead of answering; the purchase stays
-/// pending (202) and is checked again — it is never a refusal (issue 12 item 7).
+/// pending (202) and is checked again — it is never a refusal.
 public struct StoreFault: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable, Equatable {
         /// Timeouts, connection errors, 5xx after the retries.

@@ -10,7 +10,7 @@ public enum MembershipState: Sendable, Equatable {
     case never
 }
 
-/// Whether a person may have a paid app (issue 13 item 2).
+/// Whether a person may have a paid app.
 public enum PaymentVerdict: String, Sendable, Equatable {
     case open
     /// Never bought, never a member: the problem type ending `purchase-required`.

@@ -1,7 +1,7 @@
 import Foundation
 import SoukCore
 
-/// What reconciliation asks Apple (issue 12 item 6), with the app's In-App Purchase key. Unlike
+/// What reconciliation asks Apple, with the app's In-App Purchase key. Unlike
 /// intake's optional enrichment, a fault here throws (`StoreFault`): a re-check that got no answer
 /// is asked again later, never read as "nothing changed".
 extension AppleStoreVerifier {

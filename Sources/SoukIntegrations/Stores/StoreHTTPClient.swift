@@ -25,7 +25,7 @@ public struct StoreResponse: Sendable {
     }
 }
 
-/// One call to a store, made again on what is not an answer (issue 12 item 7): a timeout, a
+/// One call to a store, made again on what is not an answer: a timeout, a
 /// connection error, a 5xx or a 429 is retried after `StoreRetryPolicy.delay` (a 429's
 /// `Retry-After` is honoured up to the policy's `max`); after the last attempt the call throws
 /// `StoreFault` (`unavailable` or `rateLimited`). Every other status is an answer and is returned

@@ -4,7 +4,7 @@ import SoukCore
 import SoukIntegrations
 import SoukStore
 
-/// The store side of one Souk process (issue 12), built from one set of verifiers: the
+/// The store side of one Souk process, built from one set of verifiers: the
 /// notification routes and their worker, the acknowledgement queue, reconciliation.
 struct StoreWiring {
     let runtime: SoukRuntime

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One entitlement (seed 003): `{"type": "entitlement", "id": "<productId>"}` — the answer of
+/// One entitlement (Zapp's payment-provider API): `{"type": "entitlement", "id": "<productId>"}` — the answer of
 /// `GET entitlement/<id>` and each element of `GET entitlements`.
 struct EntitlementObject: Codable, Equatable {
     var type: String
@@ -24,7 +24,7 @@ struct UserPurchasesFailure: Codable, Equatable {
     var status: Int
 }
 
-/// `GET user-purchases` (seed 003, mandatory for Roku): the person's active purchases as a Pipes2 feed.
+/// `GET user-purchases` (Zapp's payment-provider API, mandatory for Roku): the person's active purchases as a Pipes2 feed.
 struct UserPurchasesFeed: Codable, Equatable {
     struct TypeValue: Codable, Equatable {
         var value: String

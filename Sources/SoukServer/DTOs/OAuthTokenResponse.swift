@@ -4,7 +4,7 @@ import SoukCore
 import SoukStore
 
 /// The token endpoint's success answer (RFC 6749 §5.1, RFC 8693 §2.2.1), as Apple's example shows it
-/// (seed 001): `token_type`, `issued_token_type`, `expires_in`, `access_token`, `scope`, `refresh_token`.
+/// (MarketplaceKit's “Reauthenticating a person”): `token_type`, `issued_token_type`, `expires_in`, `access_token`, `scope`, `refresh_token`.
 struct OAuthTokenResponse: Codable, Equatable {
     static let accessTokenType = "urn:ietf:params:oauth:token-type:access_token"
 

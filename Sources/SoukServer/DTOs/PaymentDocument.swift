@@ -1,6 +1,6 @@
 import Foundation
 
-/// `POST transactions`' answer (seed 003), `application/vnd.api+json`:
+/// `POST transactions`' answer (Zapp's payment-provider API), `application/vnd.api+json`:
 /// `{"data": {"type": "payment", "id": "<payment id>"}}`, with `201` or `202` + `Location`.
 struct PaymentDocument: Codable, Equatable {
     struct Resource: Codable, Equatable {

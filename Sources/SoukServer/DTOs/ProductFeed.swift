@@ -1,7 +1,7 @@
 import Foundation
 import SoukCore
 
-/// `GET /commerce/<app>/products` (seed 003): a Pipes2 feed, one entry per product on sale, with the
+/// `GET /commerce/<app>/products` (Zapp's payment-provider API): a Pipes2 feed, one entry per product on sale, with the
 /// product's SKU in each store under `extensions.external_sku`.
 struct ProductFeed: Codable, Equatable {
     struct TypeValue: Codable, Equatable {

@@ -3,7 +3,7 @@ import SoukCore
 
 /// `GET /commerce/<app>/products_v2.json`: the products on sale as objects naming Souk's product id
 /// with its SKUs, type, entitlements and promotion. Version 2's shape never changes: a new shape is
-/// a new file (`products_v3.json`), as seed 004 advises. Keys that do not apply are absent.
+/// a new file (`products_v3.json`), as StoreKit's “Loading In-App Product Identifiers” advises. Keys that do not apply are absent.
 struct ProductListV2: Codable, Equatable {
     struct Product: Codable, Equatable {
         var id: String

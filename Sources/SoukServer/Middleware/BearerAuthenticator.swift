@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import SoukStore
 
-/// The bearer rule every protected endpoint shares (seed 000/001): no token where one is needed →
+/// The bearer rule every protected endpoint shares (MarketplaceKit's “Installing apps from an alternative marketplace”, MarketplaceKit's “Reauthenticating a person”): no token where one is needed →
 /// **401** with `WWW-Authenticate: Bearer`; a token that is present but unknown, expired, revoked
 /// or of a disabled account → **403**.
 struct BearerAuthenticator: Sendable {

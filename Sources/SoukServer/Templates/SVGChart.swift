@@ -1,6 +1,6 @@
 import Foundation
 
-/// A bar chart drawn by the server as SVG (the console's dashboard, issue 14 item 3): no script,
+/// A bar chart drawn by the server as SVG (the console's dashboard): no script,
 /// no external file, readable without colour — every bar is labelled with its value where it fits,
 /// the axis says the scale, and the chart has a `<title>` and a `<desc>` that say what it shows
 /// and its highest and latest values; `table` gives the same numbers as an HTML table beside it.

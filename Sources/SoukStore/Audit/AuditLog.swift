@@ -36,7 +36,7 @@ public struct AuditEntry: Sendable, Equatable {
     }
 }
 
-/// The audit log (`audit_log`, issue 14): the console and the `souk` commands record their changes here.
+/// The audit log (`audit_log`): the console and the `souk` commands record their changes here.
 public struct AuditLog: Sendable {
     let database: SoukDatabase
     let now: @Sendable () -> Date

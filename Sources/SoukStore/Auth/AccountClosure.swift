@@ -2,7 +2,7 @@ import Foundation
 import FluentKit
 import SQLKit
 
-/// A person deleting their own account (issue 14 item 2). The account row stays — licenses,
+/// A person deleting their own account. The account row stays — licenses,
 /// purchases, orders and receipts point at it, and the marketplace must keep its sales records —
 /// but nothing personal remains on it and nobody can use it again: the email becomes
 /// `deleted-<id>@deleted.invalid` (so the address may sign up again as a new account), no password

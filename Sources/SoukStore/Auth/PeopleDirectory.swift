@@ -3,7 +3,7 @@ import Foundation
 import SQLKit
 import SoukCore
 
-/// What the operator console reads about people and the marketplace as a whole (issue 14).
+/// What the operator console reads about people and the marketplace as a whole.
 public struct PeopleDirectory: Sendable {
     let database: SoukDatabase
 

@@ -3,7 +3,7 @@ import Foundation
 import SQLKit
 import SoukCore
 
-/// An account's TOTP second factor (issue 14): enrolment, confirmation, codes taken once, recovery
+/// An account's TOTP second factor: enrolment, confirmation, codes taken once, recovery
 /// codes, reset, and the web session's "second factor given" mark. Every change is one conditional
 /// statement, so a replayed code or recovery code (or two racing requests) succeeds at most once.
 public struct TOTPStore: Sendable {

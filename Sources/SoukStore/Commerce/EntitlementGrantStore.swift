@@ -50,7 +50,7 @@ public struct EntitlementGrantError: Error, Equatable, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Promotional grants (issue 12 item 9): `souk entitlements grant`/`revoke`/`grants`.
+/// Promotional grants: `souk entitlements grant`/`revoke`/`grants`.
 ///
 /// Every change goes through `PurchaseStore.write`, so it is serialized with the account's other
 /// writes, moves `commerce_changes` (every process's entitlement index forgets the account within

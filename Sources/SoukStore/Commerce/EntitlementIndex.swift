@@ -6,7 +6,7 @@ import Synchronization
 
 /// The granted purchases of each (account, app) asked about, in memory, so that the entitlement
 /// check — asked every time an app wants to know "may this person watch this?" — costs no
-/// database round trip, however many purchases exist (issue 11 item 6, docs/performance.md).
+/// database round trip, however many purchases exist (docs/performance.md).
 ///
 /// An entry is read on first use (one indexed query, `PurchaseStore.grantedRecords`) and kept until a write changes it:
 /// - **this process's writes** forget it at once (`invalidate`, called by `PurchaseStore` after

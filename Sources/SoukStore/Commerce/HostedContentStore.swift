@@ -33,7 +33,7 @@ public struct HostedContent: Sendable, Equatable {
     }
 }
 
-/// Hosted content packages (issue 13 item 6): `souk content import` and the entitled-only downloads.
+/// Hosted content packages: `souk content import` and the entitled-only downloads.
 ///
 /// Import never trusts the operator's bytes: the folder or zip is listed and checked against
 /// `ContentPackageLayout` before anything is read, and Souk writes the zip it serves itself — files

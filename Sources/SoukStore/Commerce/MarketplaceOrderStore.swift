@@ -25,7 +25,7 @@ public struct MarketplaceOrder: Sendable, Equatable {
     public var refundedAt: Date?
 }
 
-/// The marketplace's orders (issue 13 items 3-4). Every change is one conditional statement, so
+/// The marketplace's orders. Every change is one conditional statement, so
 /// webhooks replayed or racing, and two checkouts of the same app at once, change an order once:
 /// one open order per account and app (a partial unique index), `open → failed | cancelled` only
 /// from `open`, `→ paid` from any unpaid state (money the processor took is never lost; the index

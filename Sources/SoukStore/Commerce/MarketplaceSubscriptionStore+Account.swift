@@ -3,7 +3,7 @@ import SQLKit
 import SoukCore
 
 /// What a person does to their own membership plans from the account page, and an operator's
-/// refund from the console (issue 14).
+/// refund from the console.
 extension MarketplaceSubscriptionStore {
     /// Turns renewal off (`renew: false`, the plan runs to the end of its period) or back on, for
     /// the account's own running plan `id` — never another account's (the id alone selects nothing).

@@ -2,7 +2,7 @@ import Foundation
 import SQLKit
 import SoukCore
 
-/// Membership plans through Stripe (issue 13 item 3): a subscription starts `pending` with its
+/// Membership plans through Stripe: a subscription starts `pending` with its
 /// Checkout Session, and Stripe's signed events move it — paid, renewed by each invoice, in billing
 /// retry when a payment fails, not renewing, ended — or, never paid, removed when its Checkout
 /// Session fails or expires. Every change is conditional, so a replayed event changes nothing.

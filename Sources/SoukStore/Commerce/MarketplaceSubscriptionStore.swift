@@ -43,7 +43,7 @@ public struct MarketplaceSubscription: Sendable, Equatable {
     }
 }
 
-/// Membership plans sold by the marketplace itself and their lifecycle (issue 13 items 4-5): a
+/// Membership plans sold by the marketplace itself and their lifecycle: a
 /// subscription is one row whose period is renewed in place — by the development processor's
 /// renewal pass (no money moves; sandbox subscriptions on Apple's accelerated schedule, at most
 /// `SandboxSchedule.maxRenewals` times, then they end) — or ended, failed, refunded by `souk

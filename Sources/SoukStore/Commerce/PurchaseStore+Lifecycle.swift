@@ -12,7 +12,7 @@ public enum LifecycleApplyOutcome: Sendable, Equatable {
     case unknownPurchase
 }
 
-/// Every store, every change (issue 12 item 5): the lifecycle columns and events of purchases.
+/// Every store, every change: the lifecycle columns and events of purchases.
 /// Intake (`record`), notifications and reconciliation (`apply`), store refunds (`revokeAtStore`)
 /// and the operator (`revoke`) all derive their events with `LifecycleTransition` from what Souk
 /// held and what the store now says, and record each once (`commerce_events`, unique per dedup key),

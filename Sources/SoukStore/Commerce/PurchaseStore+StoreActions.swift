@@ -23,7 +23,7 @@ public struct StoreAction: Sendable, Equatable {
     public var purchaseDate: Date?
 }
 
-/// The durable queue of store actions (issue 12 item 2): rows of `purchases` with
+/// The durable queue of store actions: rows of `purchases` with
 /// `store_acknowledged`/`store_consumed` false, due at `action_next_at`. A claim moves
 /// `action_next_at` to the end of a lease by a conditional update, so one process acts; a failure
 /// backs off and is shown by `souk purchases list`; a restart loses nothing (it is all in the row).

@@ -4,7 +4,7 @@ import SQLKit
 import SoukCore
 import Synchronization
 
-/// The purchases people made in the apps Souk serves (issue 11 items 4–8): intake of verified
+/// The purchases people made in the apps Souk serves: intake of verified
 /// purchases, the pending queue, transfers, consumable balances, revocation, and the granted
 /// records the entitlement engine reads.
 ///

@@ -62,7 +62,7 @@ public enum StoreNotificationReceipt: Sendable, Equatable {
     case duplicate
 }
 
-/// The durable queue of store notifications (issue 12 items 2 and 4). The route calls `receive`
+/// The durable queue of store notifications. The route calls `receive`
 /// and answers the store at once; workers `claimDue` a row with a lease (a conditional update, so
 /// two processes sharing PostgreSQL never process the same attempt), then `complete` or `backOff`.
 ///

@@ -55,7 +55,7 @@ public struct WebhookStoreError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Webhook endpoints and their deliveries (issue 12 item 8). `commerce_events` is the outbox:
+/// Webhook endpoints and their deliveries. `commerce_events` is the outbox:
 /// `enqueue` gives every event created after an endpoint was added one delivery row for it
 /// (`UNIQUE(event_id, endpoint_id)`, so concurrent processes queue it once), `claimDue` leases a
 /// due delivery with a conditional update (so two workers never post the same attempt), and the

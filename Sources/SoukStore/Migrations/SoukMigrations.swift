@@ -24,46 +24,46 @@ enum SoukMigrations {
         CreateAppStoreConnectEvent(),
         // 005: licensing
         CreateLicense(),
-        // 006: the fixes of the outside review (issue 10)
+        // 006: the fixes of the outside review
         UpdateInstallOnePerDevice(),
         UpdateAppVersionAddWithdrawnReason(),
         CreateLookupIndexesAndLeases(),
         UpdateLoginThrottleAddBackoff(),
         UpdateLicenseAddIndexes(),
-        // 007: in-app commerce (issue 11)
+        // 007: in-app commerce
         CreateCommerceCatalog(),
         UpdateAccountAddSandbox(),
         CreatePurchases(),
         CreateAuthRevision(),
-        // 008: every store, every change (issue 12)
+        // 008: every store, every change
         UpdatePurchasesAddLifecycle(),
         CreateStoreOperations(),
         CreateStoreNotifications(),
         CreateWebhooks(),
         CreateEntitlementGrants(),
-        // 009: issue 12, continued
+        // 009: every store, every change, continued
         AddStoreSettings(),
-        // 010: hosted content packages (issue 13)
+        // 010: hosted content packages
         CreateHostedContent(),
-        // 011: what an app costs (issue 13)
+        // 011: what an app costs
         AddAppPricing(),
-        // 012: the marketplace's own sales (issue 13)
+        // 012: the marketplace's own sales
         CreateMarketplaceOrders(),
-        // 013: membership plans and the sandbox clock (issue 13)
+        // 013: membership plans and the sandbox clock
         CreateMarketplaceSubscriptions(),
-        // 014: membership plans through Stripe (issue 13)
+        // 014: membership plans through Stripe
         UpdateMarketplaceSubscriptionsAddStripe(),
         CreateMarketplaceSubscriptionCharges(),
-        // 016: a plan invoice's PaymentIntent, for refunds under Stripe's basil API (issue 13)
+        // 016: a plan invoice's PaymentIntent, for refunds under Stripe's basil API
         UpdateMarketplaceSubscriptionChargesAddPaymentRef(),
-        // 017: the storefront's app media, category, what's new and featured apps (issue 14)
+        // 017: the storefront's app media, category, what's new and featured apps
         AddAppMedia(),
-        // 018: the operator console's roles, TOTP and audit log (issue 14)
+        // 018: the operator console's roles, TOTP and audit log
         AddOperatorRolesAndTOTP(),
         CreateAuditLog(),
-        // 019: the dashboard's counts per day (issue 14)
+        // 019: the dashboard's counts per day
         CreateDailyCounts(),
-        // 020: an app's versions by app (issue 15's load test)
+        // 020: an app's versions by app (for the load test, docs/benchmarks.md)
         AddAppVersionsAppIndex(),
         // 021: account tokens, which tie a store purchase to the Souk account that made it
         CreateAccountTokens(),

@@ -4,9 +4,9 @@ import SoukCore
 import SoukStore
 
 /// The lists an app reads about its products, from the catalog in memory; no token needed.
-/// - `GET /commerce/<app>/products_v1.json` (seed 004): a JSON array of the SKUs the app hands to StoreKit.
+/// - `GET /commerce/<app>/products_v1.json` (StoreKit's “Loading In-App Product Identifiers”): a JSON array of the SKUs the app hands to StoreKit.
 /// - `GET /commerce/<app>/products_v2.json`: the documented object form (`ProductListV2`).
-/// - `GET /commerce/<app>/products` (seed 003): the Pipes2 feed (`ProductFeed`), 20 entries a page.
+/// - `GET /commerce/<app>/products` (Zapp's payment-provider API): the Pipes2 feed (`ProductFeed`), 20 entries a page.
 /// All three answer `ETag` and `Last-Modified` and `304` to a matching `If-None-Match` or a
 /// current `If-Modified-Since`; `?store=` or `?platform=` picks the store. Unknown app: 404.
 struct CommerceCatalogController<Context: RequestContext> {

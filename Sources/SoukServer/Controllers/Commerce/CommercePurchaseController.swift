@@ -5,7 +5,7 @@ import SoukApp
 import SoukCore
 import SoukStore
 
-/// The payment-provider API's purchase side (seed 003), under `/commerce/<app>/`:
+/// The payment-provider API's purchase side (Zapp's payment-provider API), under `/commerce/<app>/`:
 /// - `POST transactions`: a CloudEvents 1.0 payment-validation event (structured or binary mode) →
 ///   `201` + payment, `202` + payment + `Location` to poll, `422` problem (refused), `400` (malformed);
 /// - `GET entitlements`, `GET entitlement/<id>` (`?payment=` polls a purchase), `GET user-purchases`;

@@ -6,7 +6,7 @@ import SoukApp
 import SoukCore
 import SoukStore
 
-/// Hosted content of in-app products (issue 13 item 6), for a bearer whose account is entitled to
+/// Hosted content of in-app products, for a bearer whose account is entitled to
 /// the product now (`GET entitlement/<productId>` would answer 200):
 ///
 /// - `GET|HEAD /commerce/<app>/content/<productId>`: the newest version's zip, its own URL in `Content-Location`;

@@ -1,7 +1,7 @@
 import Foundation
 import SoukCore
 
-/// The parameters of `GET <authorization_endpoint>` (seed 001, RFC 6749 §4.1.1, RFC 7636 §4.3),
+/// The parameters of `GET <authorization_endpoint>` (MarketplaceKit's “Reauthenticating a person”, RFC 6749 §4.1.1, RFC 7636 §4.3),
 /// validated in the order RFC 6749 §4.1.2.1 requires: problems with the client or redirect URI are
 /// shown as a page; everything else goes back to the redirect URI as `error=…&state=…`.
 ///
@@ -11,7 +11,7 @@ import SoukCore
 struct AuthorizationRequest: Sendable, Equatable {
     /// The one redirect URI MarketplaceKit uses.
     static let redirectURI = "app-distribution-oauth://"
-    /// Where a finished authorization goes: `app-distribution-oauth:?code=…&state=…` (seed 001).
+    /// Where a finished authorization goes: `app-distribution-oauth:?code=…&state=…` (MarketplaceKit's “Reauthenticating a person”).
     static let redirectBase = "app-distribution-oauth:"
 
     var clientId: String

@@ -6,7 +6,7 @@ import SoukApp
 import SoukCore
 import SoukStore
 
-/// The OAuth 2.0 authorization server iOS talks to (seed 001, spec §2): metadata (RFC 8414), the
+/// The OAuth 2.0 authorization server iOS talks to (MarketplaceKit's “Reauthenticating a person”, spec §2): metadata (RFC 8414), the
 /// authorization endpoint with its sign-in page (authorization code + PKCE), the token endpoint
 /// (authorization code, refresh token, RFC 8693 token exchange) and revocation (RFC 7009).
 struct OAuthController<Context: RequestContext> {

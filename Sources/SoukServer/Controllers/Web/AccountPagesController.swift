@@ -5,7 +5,7 @@ import SoukCore
 import SoukIntegrations
 import SoukStore
 
-/// What a person changes on their account page (issue 14 item 2): their password, membership
+/// What a person changes on their account page: their password, membership
 /// renewals (cancel and resume, through Stripe when Stripe bills the plan), signing out everywhere,
 /// and deleting the account. Every form is signed in and carries the session's CSRF token; a plan
 /// id in a form selects only a plan of the signed-in account. The current password asked by the

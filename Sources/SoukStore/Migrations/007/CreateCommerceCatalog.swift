@@ -1,6 +1,6 @@
 import FluentKit
 
-/// In-app commerce catalogs (issue 11): one row per app with its revision, its entitlements, and
+/// In-app commerce catalogs: one row per app with its revision, its entitlements, and
 /// its products — on sale (in order) or retired (`retired_at`), never deleted, so that an id is
 /// never reused and a retired product's buyers keep their entitlements. A product's definition is
 /// kept as the catalog file's JSON of that product; the columns hold what queries need.

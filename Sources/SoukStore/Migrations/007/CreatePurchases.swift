@@ -1,7 +1,7 @@
 import FluentKit
 import SQLKit
 
-/// The purchase path (issue 11 items 4–8): every purchase an app reported (`purchases`, one row per
+/// The purchase path: every purchase an app reported (`purchases`, one row per
 /// payment id), the CloudEvents that reported them (`purchase_events`), moves of a store transaction
 /// between accounts (`purchase_transfers`), consumable balances, and `commerce_changes`: one row per
 /// write that changed a person's purchases or balances, so that every process's entitlement index

@@ -1,7 +1,7 @@
 import FluentKit
 import SQLKit
 
-/// Sandbox accounts (`souk accounts create --sandbox`, issue 11 item 8): they see only purchases
+/// Sandbox accounts (`souk accounts create --sandbox`): they see only purchases
 /// made in the stores' sandbox environments, and present only those.
 struct UpdateAccountAddSandbox: AsyncMigration {
     func prepare(on database: any Database) async throws {

@@ -1,7 +1,7 @@
 import FluentKit
 import SQLKit
 
-/// Promotional grants (issue 12 item 9, `souk entitlements grant`): an operator opens one
+/// Promotional grants (`souk entitlements grant`): an operator opens one
 /// entitlement for one account in one app, from `starts_at` until `expires_at` (NULL: for good),
 /// or until `revoked_at`. The entitlement engine reads them with the account's purchases
 /// (`PurchaseStore.grantedRecords`), so `(account_id, app)` is indexed like `purchases`.

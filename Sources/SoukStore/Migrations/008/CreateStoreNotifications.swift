@@ -1,7 +1,7 @@
 import FluentKit
 import SQLKit
 
-/// Issue 12: received store notifications (Apple V2, Google RTDN) and their processing queue.
+/// Received store notifications (Apple V2, Google RTDN) and their processing queue.
 ///
 /// The receiving route only stores a row (so it can answer the store at once); a worker processes
 /// it later. `UNIQUE(app, store, notification_id)` is the deduplication: Apple's

@@ -1,7 +1,7 @@
 import FluentKit
 import SQLKit
 
-/// A step of issue 12 that shipped empty (the store-action queue went into `purchases` with
+/// A step that shipped empty (the store-action queue went into `purchases` with
 /// `UpdatePurchasesAddLifecycle`, the store settings into 009's `AddStoreSettings`). Kept so that
 /// databases that recorded it stay in step.
 struct CreateStoreOperations: AsyncMigration {

@@ -1,7 +1,7 @@
 import FluentKit
 import SQLKit
 
-/// Issue 12 item 8: the developer's webhook endpoints and one delivery row per (event, endpoint).
+/// The developer's webhook endpoints and one delivery row per (event, endpoint).
 ///
 /// `commerce_events` is the outbox: a delivery row exists once the worker has queued the event for
 /// an endpoint, and `UNIQUE(event_id, endpoint_id)` keeps several processes from queueing (and so

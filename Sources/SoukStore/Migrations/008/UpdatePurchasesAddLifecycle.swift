@@ -1,7 +1,7 @@
 import FluentKit
 import SQLKit
 
-/// Every store, every change (issue 12): where each purchase stands in its store's lifecycle, what
+/// Every store, every change: where each purchase stands in its store's lifecycle, what
 /// asks the store about it again, when reconciliation should, and the lifecycle events
 /// (`commerce_events`) that `souk purchases events` lists and the webhooks deliver.
 ///

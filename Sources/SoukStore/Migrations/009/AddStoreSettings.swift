@@ -1,7 +1,7 @@
 import FluentKit
 import SQLKit
 
-/// Issue 12 item 1: each app's store settings (`commerce_apps.stores`, the catalog file's `stores`
+/// Each app's store settings (`commerce_apps.stores`, the catalog file's `stores`
 /// object as JSON: references to secrets, never the secrets) and what each store last said about
 /// the operator's own setup (`store_status`, `souk stores status`).
 ///

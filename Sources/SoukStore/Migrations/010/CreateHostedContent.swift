@@ -1,6 +1,6 @@
 import FluentKit
 
-/// Issue 13 item 6: hosted content packages, several versions per in-app product. `sha256` is the
+/// Hosted content packages, several versions per in-app product. `sha256` is the
 /// served zip's digest and also its name in the blob store (content-addressed), so it is stored
 /// once. A version of a product never changes: `(app, product_id, content_version)` is unique.
 struct CreateHostedContent: AsyncMigration {

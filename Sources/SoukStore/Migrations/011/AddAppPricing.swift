@@ -1,6 +1,6 @@
 import FluentKit
 
-/// Issue 13 item 1: what an app costs — its price list (`[{"currency", "amount"}]` in minor units,
+/// What an app costs — its price list (`[{"currency", "amount"}]` in minor units,
 /// the operator's order) and the marketplace entitlement that opens it (a membership). Both empty:
 /// a free app. An update of `apps` moves the catalog revision (004's triggers), so every process's
 /// catalog index sees a new price within its refresh interval.

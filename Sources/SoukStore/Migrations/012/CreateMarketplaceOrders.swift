@@ -1,7 +1,7 @@
 import FluentKit
 import SQLKit
 
-/// Issue 13 items 3-4: the marketplace's own sales. One row per checkout: what is bought (an app by
+/// The marketplace's own sales. One row per checkout: what is bought (an app by
 /// its AppleItemID), by whom, for how much (integer minor units), through which processor, and
 /// where it stands (`open` → `paid` → `refunded`, or `failed` / `cancelled`). At most one open
 /// order per account and app (a partial unique index): asking to buy again while one is open

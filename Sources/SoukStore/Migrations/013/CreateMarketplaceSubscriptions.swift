@@ -1,7 +1,7 @@
 import FluentKit
 import SQLKit
 
-/// Issue 13 items 4-5: membership plans the marketplace sells itself (products of the catalog whose
+/// Membership plans the marketplace sells itself (products of the catalog whose
 /// `"app"` is `marketplace`), each a subscription: its period, when the current one ends, how many
 /// times it renewed, whether it will renew, and its state (`active`, `billing_retry`,
 /// `grace_period`, `expired`, `revoked`). The entitlement engine reads them with the account's

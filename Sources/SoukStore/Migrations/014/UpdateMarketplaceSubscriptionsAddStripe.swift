@@ -1,6 +1,6 @@
 import FluentKit
 
-/// Membership plans through Stripe (issue 13 item 3): the Checkout Session that starts one
+/// Membership plans through Stripe: the Checkout Session that starts one
 /// (`processor_ref`, `checkout_url`; `pending` until Stripe's webhook says it is paid — a pending
 /// subscription opens nothing) and the Stripe Subscription whose invoices renew it.
 struct UpdateMarketplaceSubscriptionsAddStripe: AsyncMigration {

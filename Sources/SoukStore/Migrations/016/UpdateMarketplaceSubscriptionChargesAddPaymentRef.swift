@@ -1,7 +1,7 @@
 import FluentKit
 import SQLKit
 
-/// The PaymentIntent that paid a plan's invoice (issue 13). Since Stripe's API version 2025-03-31
+/// The PaymentIntent that paid a plan's invoice. Since Stripe's API version 2025-03-31
 /// (basil) a charge no longer names its invoice, so `charge.refunded` finds the plan's invoice by
 /// the PaymentIntent it was paid with.
 struct UpdateMarketplaceSubscriptionChargesAddPaymentRef: AsyncMigration {

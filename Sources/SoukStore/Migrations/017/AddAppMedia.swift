@@ -1,6 +1,6 @@
 import FluentKit
 
-/// Issue 14: what the storefront shows of an app beyond its name — its category (a slug of the
+/// What the storefront shows of an app beyond its name — its category (a slug of the
 /// fixed list in `AppCategory`), what's new, its media (`AppMedia` as JSON: the icon and the
 /// screenshots per device family, each a content-addressed blob with resized variants) and its
 /// place among the home page's featured apps (`featured_order`, nil: not featured). An update of

@@ -1,6 +1,6 @@
 import FluentKit
 
-/// Issue 14: the operator console's people. An account's `role` (customer, support, operator), its
+/// The operator console's people. An account's `role` (customer, support, operator), its
 /// TOTP second factor (the secret sealed with AES-GCM, whether it is on, the last time step used so
 /// a code is taken once), its one-time recovery codes (SHA-256 only), and on a web session the
 /// moment its second factor was given.

@@ -1,7 +1,7 @@
 import FluentKit
 import SQLKit
 
-/// Issue 14: the audit log — who changed what, when, with the state before and after (JSON text),
+/// The audit log — who changed what, when, with the state before and after (JSON text),
 /// written by the operator console and the `souk` commands that change people and grants.
 struct CreateAuditLog: AsyncMigration {
     func prepare(on database: any Database) async throws {

@@ -1,6 +1,6 @@
 import FluentKit
 
-/// Issue 14: counts per UTC day for the console's dashboard (license requests, failures, licenses
+/// Counts per UTC day for the console's dashboard (license requests, failures, licenses
 /// issued), added to in memory and written every few seconds (`DailyCounts`).
 struct CreateDailyCounts: AsyncMigration {
     func prepare(on database: any Database) async throws {

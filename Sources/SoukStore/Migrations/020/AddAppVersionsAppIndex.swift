@@ -1,7 +1,7 @@
 import FluentKit
 import SQLKit
 
-/// Issue 15: an app's versions by its app, newest first, without reading every version of every app.
+/// An app's versions by its app, newest first, without reading every version of every app.
 /// The load test (scripts/load.sh, 100,000 apps) found app pages and the catalog refresh scanning
 /// `app_versions` whole: 17 ms alone, 30–50 ms under load, the busiest statement of the day's mix.
 struct AddAppVersionsAppIndex: AsyncMigration {
