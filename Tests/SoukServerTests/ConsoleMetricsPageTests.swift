@@ -51,16 +51,16 @@ import Testing
 
             let mrr = try await Self.page(client, "/developer/metrics?app=\(T.acmeCatalog)&metric=mrr&\(range)", session: mia)
             #expect(mrr.status == .ok, "\(mrr.html)")
-            #expect(mrr.html.contains(#"<svg class="chart" role="img""#) && mrr.html.contains("<title id=\"chart-monthly-recurring-revenue-of-"))
+            #expect(mrr.html.contains(#"<svg class="chart" role="img""#) && mrr.html.contains(#"<title id="chart-monthly-recurring-revenue-title">"#))
             for day in 0...2 {
-                #expect(mrr.html.contains("<tr><td>\(today.adding(days: -day))</td><td>9.99 USD</td>"), "day -\(day)")
+                #expect(mrr.html.contains("<tr><td>\(today.adding(days: -day))</td><td>9.99</td>"), "day -\(day)")
             }
             #expect(mrr.html.contains(#"<a href="/developer/metrics">Metrics</a>"#))
             #expect(mrr.html.contains(#"<option value="\#(T.acmeCatalog)" selected>"#) && !mrr.html.contains(T.rivalCatalog))
 
             // By week the flow is the sum of its days; counts carry no currency; churn has its reasons.
             let revenue = try await Self.page(client, "/developer/metrics?app=\(T.acmeCatalog)&metric=revenue&interval=week&\(range)", session: mia)
-            #expect(revenue.status == .ok && revenue.html.contains("9.99 USD") && revenue.html.contains("Week from"))
+            #expect(revenue.status == .ok && revenue.html.contains("<td>9.99</td>") && revenue.html.contains("Value (USD)") && revenue.html.contains("Week from"))
             let active = try await Self.page(client, "/developer/metrics?app=\(T.acmeCatalog)&metric=active_subscriptions&\(range)", session: mia)
             #expect(active.html.contains("<tr><td>\(today)</td><td>1</td></tr>"), "\(active.html)")
             let churned = try await Self.page(client, "/developer/metrics?app=\(T.acmeCatalog)&metric=churned&\(range)", session: mia)
@@ -69,7 +69,7 @@ import Testing
             // Without a query: the first of the organisation's apps, MRR, the last 30 days.
             let defaults = try await Self.page(client, "/developer/metrics", session: mia)
             #expect(defaults.status == .ok && defaults.html.contains(#"value="\#(today.adding(days: -29))""#))
-            #expect(defaults.html.contains("<tr><td>\(today)</td><td>9.99 USD</td>"))
+            #expect(defaults.html.contains("<tr><td>\(today)</td><td>9.99</td>"))
 
             // Another organisation's app is not found, as for an app that does not exist; its own page shows its own app.
             #expect(try await Self.page(client, "/developer/metrics?app=\(T.acmeCatalog)&\(range)", session: riva).status == .notFound)
@@ -111,7 +111,7 @@ import Testing
                 let session = try #require(try await WebAccountTests.webSignIn(client, email: email))
                 let page = try await Self.page(client, uri, session: session)
                 #expect(page.status == .ok, "\(email): \(page.status)")
-                #expect(page.html.contains("<tr><td>\(today)</td><td>9.99 USD</td>") && page.html.contains(#"<a href="/admin/metrics">Metrics</a>"#))
+                #expect(page.html.contains("<tr><td>\(today)</td><td>9.99</td>") && page.html.contains(#"<a href="/admin/metrics">Metrics</a>"#))
                 #expect(page.html.contains(#"<option value="\#(T.rivalCatalog)">"#) && page.html.contains(#"<option value="marketplace">"#))
             }
             // A member of an organisation is no staff: the operator's page refuses them.

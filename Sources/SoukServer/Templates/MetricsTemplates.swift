@@ -26,7 +26,7 @@ enum MetricsTemplates {
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
             {{#chart}}<figure class="chart-box">{{{svg}}}
             <details open><summary>{{title}} as a table</summary><div class="table-wrap" tabindex="0"><table id="{{id}}"><caption class="visually-hidden">{{title}} ({{unit}})</caption>
-            <thead><tr><th scope="col">{{periodHeader}}</th><th scope="col">Value</th>{{#hasDetail}}<th scope="col">{{detailHeader}}</th>{{/hasDetail}}</tr></thead>
+            <thead><tr><th scope="col">{{periodHeader}}</th><th scope="col">{{valueHeader}}</th>{{#hasDetail}}<th scope="col">{{detailHeader}}</th>{{/hasDetail}}</tr></thead>
             <tbody>{{#rows}}<tr><td>{{label}}</td><td>{{value}}</td>{{#hasDetail}}<td>{{detail}}</td>{{/hasDetail}}</tr>{{/rows}}</tbody></table></div></details>
             {{#note}}<p class="muted">{{note}}</p>{{/note}}
             </figure>{{/chart}}

@@ -96,9 +96,10 @@ struct MetricsPage {
         let name = labels[query.metric] ?? query.metric.rawValue
         let each = query.interval.rawValue
         let unit = (currency.map { "\($0), " } ?? "") + (MetricSeries.isLevel(query.metric) ? "at the end of each \(each)" : "per \(each)")
-        let format: @Sendable (Int) -> String = { value in currency.map { "\(PayoutStatement.decimal(Int64(value), currency: $0)) \($0)" } ?? String(value) }
+        // Money in the currency's decimal form without its code (the unit and the table's header name it), so the axis's labels fit.
+        let format: @Sendable (Int) -> String = { value in currency.map { PayoutStatement.decimal(Int64(value), currency: $0) } ?? String(value) }
         let label = { (point: MetricPoint) in query.interval == .month ? String(point.start.description.prefix(7)) : point.start.description }
-        let chart = SVGChart(title: "\(name) of \(query.app)", unit: unit,
+        let chart = SVGChart(title: name, unit: unit,
                              points: points.map { SVGChart.Point(label: label($0), value: Int(clamping: $0.value)) }, format: format)
         let detailHeader: String? = query.metric == .churned ? "By reason" : (currency != nil ? "Left out" : nil)
         let rows = zip(chart.table, points).map { row, point -> [String: String] in
@@ -111,7 +112,8 @@ struct MetricsPage {
             return row
         }
         var values: [String: Any] = [
-            "svg": chart.svg, "title": chart.title, "unit": unit, "id": "table-" + SVGChart.slug(chart.title), "rows": rows,
+            "svg": chart.svg, "title": "\(name) of \(query.app)", "unit": unit, "id": "table-" + SVGChart.slug(chart.title), "rows": rows,
+            "valueHeader": currency.map { "Value (\($0))" } ?? "Value",
             "periodHeader": ["day": "Day", "week": "Week from", "month": "Month"][each] ?? "Day",
             "hasDetail": detailHeader != nil,
         ]
