@@ -67,6 +67,11 @@ def test_an_operator_runs_the_marketplace_from_the_console(browsers, operator, s
     browsers.check(driver, "dashboard")
     driver.execute_script("arguments[0].scrollIntoView()", revenue)
     browsers.screenshot(driver, "dashboard-revenue")
+    # The metrics page: any app (the marketplace's own plans at least), a chart and its table of 30 days.
+    driver.get(f"{operator.base}/admin/metrics")
+    assert driver.find_elements(By.CSS_SELECTOR, "main figure svg[role=img] title"), driver.page_source
+    assert len(driver.find_elements(By.CSS_SELECTOR, "main figure table tbody tr")) == 30
+    browsers.check(driver, "metrics")
 
     # Two-factor sign-in: the setup key, a code, ten recovery codes shown once.
     driver.get(f"{operator.base}/admin/security")

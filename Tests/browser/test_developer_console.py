@@ -253,3 +253,10 @@ def test_a_developers_day_from_two_factor_sign_in_through_review_to_a_payout_sta
     with urllib.request.urlopen(urllib.request.Request(link, headers={"Cookie": cookies}), timeout=30) as response:
         csv = response.read().decode()
     assert f"{paid_month},browser-studio,USD,1,4.99,0,0.00,4.99,15,0.75,4.24\r\n" in csv, csv
+
+    # The metrics page of the organisation's catalog: the form, a chart and the table of its 30 days.
+    driver.find_element(By.LINK_TEXT, "Metrics").click()
+    wait_for(lambda: path_of(driver) == "/developer/metrics", "the metrics page")
+    assert driver.find_elements(By.CSS_SELECTOR, "main figure svg[role=img] title"), driver.page_source
+    assert len(driver.find_elements(By.CSS_SELECTOR, "main figure table tbody tr")) == 30
+    browsers.check(driver, "metrics")

@@ -7,7 +7,7 @@ enum AdminTemplates {
     static let all: [String: String] = [
         "console-nav": """
             <nav class="console" aria-label="Console">
-            {{^mustEnrol}}<a href="/admin">Dashboard</a> <a href="/admin/apps">Apps</a> <a href="/admin/catalog">Catalogs</a> <a href="/admin/review">Review</a> <a href="/admin/people">People</a>
+            {{^mustEnrol}}<a href="/admin">Dashboard</a> <a href="/admin/apps">Apps</a> <a href="/admin/catalog">Catalogs</a> <a href="/admin/review">Review</a> <a href="/admin/people">People</a> <a href="/admin/metrics">Metrics</a>
             <a href="/admin/integrations">Integrations</a> <a href="/admin/clients">Clients</a> <a href="/admin/audit">Audit log</a>
             {{/mustEnrol}}<a href="/admin/security">Two-factor sign-in</a> <span class="muted">{{operatorEmail}} · {{role}}</span>
             </nav>

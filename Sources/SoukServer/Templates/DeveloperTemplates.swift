@@ -4,7 +4,7 @@ enum DeveloperTemplates {
     static let all: [String: String] = [
         "developer-nav": """
             <nav class="console" aria-label="Developer console">
-            {{^mustEnrol}}<a href="/developer">Apps and catalogs</a> <a href="/developer/sales">Sales</a> <a href="/developer/statements">Statements</a> {{#isOwner}}<a href="/developer/keys">API keys</a> {{/isOwner}}
+            {{^mustEnrol}}<a href="/developer">Apps and catalogs</a> <a href="/developer/sales">Sales</a> <a href="/developer/metrics">Metrics</a> <a href="/developer/statements">Statements</a> {{#isOwner}}<a href="/developer/keys">API keys</a> {{/isOwner}}
             {{/mustEnrol}}<a href="/developer/security">Two-factor sign-in</a> <span class="muted">{{memberEmail}} · {{developerName}} ({{memberRole}})</span>
             </nav>
             """,

@@ -23,6 +23,7 @@ enum PageTemplate: String, CaseIterable, Sendable {
     case adminExtensions = "admin-extensions"
     case adminForbidden = "admin-forbidden"
     case adminIntegrations = "admin-integrations"
+    case adminMetrics = "admin-metrics"
     case adminPayoutStatement = "admin-payout-statement"
     case adminPeople = "admin-people"
     case adminPerson = "admin-person"
@@ -43,6 +44,7 @@ enum PageTemplate: String, CaseIterable, Sendable {
     case developerGrants = "developer-grants"
     case developerHome = "developer-home"
     case developerKeys = "developer-keys"
+    case developerMetrics = "developer-metrics"
     case developerPayoutStatement = "developer-payout-statement"
     case developerPurchases = "developer-purchases"
     case developerRecoveryCodes = "developer-recovery-codes"
@@ -65,6 +67,7 @@ enum PageTemplate: String, CaseIterable, Sendable {
     case consolePager = "console-pager"
     case developerNav = "developer-nav"
     case image
+    case metricsPage = "metrics-page"
     case pager
     case payoutStatement = "payout-statement"
     case start

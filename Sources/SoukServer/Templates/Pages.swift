@@ -33,7 +33,7 @@ struct Pages: Sendable {
         var all = ["start": layoutStart, "start-plain": layoutStartPlain, "end": layoutEnd]
         for group in [templates, StorefrontTemplates.all, AccountTemplates.all, AdminTemplates.all, AdminCommerceTemplates.all, DeviceTemplates.all,
                       AdminReviewTemplates.all, AdminPayoutTemplates.all, DeveloperTemplates.all,
-                      StoreCredentialTemplates.all, DeveloperSalesTemplates.all] {
+                      StoreCredentialTemplates.all, DeveloperSalesTemplates.all, MetricsTemplates.all] {
             all.merge(group) { _, _ in preconditionFailure("two templates share a name") }
         }
         return all

@@ -70,6 +70,7 @@ struct AdminController<Context: ConsoleRequestContext> {
         addReviewRoutes(to: routes)
         addPayoutRoutes(to: routes)
         addCredentialRoutes(to: routes)
+        addMetricsRoutes(to: routes)
     }
 
     /// The dashboard: what the marketplace holds now (as of at most a minute ago) and the last 30 days.

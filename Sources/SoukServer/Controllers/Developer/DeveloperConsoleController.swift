@@ -18,6 +18,8 @@ struct DeveloperConsoleController<Context: ConsoleRequestContext> {
     let requiresTwoFactor: Bool
     /// Where the sealing key of store credentials is.
     let keysDir: String
+    /// The metrics page's numbers (the API's operation).
+    let metrics: DeveloperMetrics
 
     init(runtime: SoukRuntime, sessions: WebSessionStore, pages: Pages, now: @escaping @Sendable () -> Date) {
         services = DeveloperServices(runtime: runtime, now: now)
@@ -28,6 +30,7 @@ struct DeveloperConsoleController<Context: ConsoleRequestContext> {
         marketplaceName = { try await catalog.marketplaceName(keys: keys) }
         requiresTwoFactor = runtime.config.consoleRequiresTwoFactor
         keysDir = runtime.config.keysDir
+        metrics = DeveloperMetrics(ownership: services.ownership, database: runtime.database, reportingCurrency: runtime.config.reportingCurrency)
     }
 
     var gate: DeveloperConsoleGate {
@@ -48,6 +51,7 @@ struct DeveloperConsoleController<Context: ConsoleRequestContext> {
         addWebhookRoutes(to: routes)
         addStatementRoutes(to: routes)
         addSalesRoutes(to: routes)
+        addMetricsRoutes(to: routes)
     }
 
     /// `/developer`: the organisation's apps and in-app catalogs.

@@ -1,0 +1,22 @@
+import Foundation
+import Hummingbird
+import SoukApp
+import SoukCore
+
+/// `/developer/metrics?app=&metric=&from=&to=&interval=`: a metric of one of the organisation's
+/// apps (those of its in-app catalogs) as a chart and a table (`MetricsPage`, the operator console's
+/// page too). Another organisation's app is 404, like every developer console page.
+extension DeveloperConsoleController {
+    func addMetricsRoutes(to routes: DeveloperConsoleRoutes<Context>) {
+        routes.members.get("metrics", use: metricsPage)
+    }
+
+    /// The metrics page of the member's organisation.
+    @Sendable func metricsPage(_ request: Request, context: Context) async throws -> Response {
+        let session = try context.requireDeveloperSession()
+        let apps = try await services.directory.catalogs(of: session.member.developerID).sorted()
+        let page = try await MetricsPage.answer(request, apps: apps, action: "/developer/metrics", actor: session.actor, metrics: metrics,
+                                                today: MetricDay(containing: services.now()))
+        return try await render(.developerMetrics, session: session, title: "Metrics", page.values, status: page.status)
+    }
+}

@@ -1,0 +1,47 @@
+/// The metrics page of both consoles (merged into `Pages`): the `metrics-page` partial (`MetricsPage`)
+/// is what each console renders inside its own navigation, one template for both. The chart is the
+/// dashboard's (`SVGChart`: no script, no style attribute) and the table beside it holds the same
+/// numbers.
+enum MetricsTemplates {
+    static let all: [String: String] = [
+        "metrics-page": """
+            <h1>Metrics</h1>
+            <p>The numbers of an app's subscriptions and sales, from the daily rollup: production only, days in UTC,
+            money converted into {{reportingCurrency}} at the exchange rate in force on each day. A level (monthly recurring
+            revenue, active subscriptions and trials) is its value at the end of each interval; the others are the sum of its days.</p>
+            {{#noApps}}<p class="muted">No app has an in-app catalog yet: metrics are kept for the apps of in-app catalogs.</p>{{/noApps}}
+            {{^noApps}}<form method="get" action="{{action}}" class="wide">
+            <label for="metrics-app">App</label>
+            <select id="metrics-app" name="app">{{#apps}}<option value="{{app}}"{{#selected}} selected{{/selected}}>{{app}}</option>{{/apps}}</select>
+            <label for="metrics-metric">Metric</label>
+            <select id="metrics-metric" name="metric">{{#metrics}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/metrics}}</select>
+            <label for="metrics-from">From (UTC day)</label>
+            <input id="metrics-from" name="from" type="date" value="{{from}}" required>
+            <label for="metrics-to">To (UTC day, included)</label>
+            <input id="metrics-to" name="to" type="date" value="{{to}}" required>
+            <label for="metrics-interval">Interval</label>
+            <select id="metrics-interval" name="interval">{{#intervals}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/intervals}}</select>
+            <button type="submit">Show</button>
+            </form>{{/noApps}}
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            {{#chart}}<figure class="chart-box">{{{svg}}}
+            <details open><summary>{{title}} as a table</summary><div class="table-wrap" tabindex="0"><table id="{{id}}"><caption class="visually-hidden">{{title}} ({{unit}})</caption>
+            <thead><tr><th scope="col">{{periodHeader}}</th><th scope="col">{{valueHeader}}</th>{{#hasDetail}}<th scope="col">{{detailHeader}}</th>{{/hasDetail}}</tr></thead>
+            <tbody>{{#rows}}<tr><td>{{label}}</td><td>{{value}}</td>{{#hasDetail}}<td>{{detail}}</td>{{/hasDetail}}</tr>{{/rows}}</tbody></table></div></details>
+            {{#note}}<p class="muted">{{note}}</p>{{/note}}
+            </figure>{{/chart}}
+            """,
+        "developer-metrics": """
+            {{> start}}
+            {{> developer-nav}}
+            {{> metrics-page}}
+            {{> end}}
+            """,
+        "admin-metrics": """
+            {{> start}}
+            {{> console-nav}}
+            {{> metrics-page}}
+            {{> end}}
+            """,
+    ]
+}
