@@ -20,7 +20,11 @@ public struct MetricsRollupService: Service {
     }
 
     public func run() async throws {
-        guard interval > .zero else { return }
+        guard interval > .zero else {
+            // Off: the service stays until the group shuts down (a service that returns stops the server).
+            try? await gracefulShutdown()
+            return
+        }
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)

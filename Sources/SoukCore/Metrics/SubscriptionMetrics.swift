@@ -13,6 +13,10 @@ public struct SubscriptionMetrics: Sendable {
     let accounts: [String: [Int]]
     /// Each account's first paid subscription period's start.
     let firstPaid: [String: Date]
+    /// How many accounts' first paid period starts on each day (ordinal).
+    let newSubscribers: [Int: Int]
+    /// Each subscription's periods' `monthlyPrice`, computed once (MRR asks it every day).
+    let monthlyPrices: [[Decimal?]]
 
     /// The metrics of `periods` of one environment: production unless `sandbox`.
     public init(periods: [MetricPeriod], sandbox: Bool = false) {
@@ -30,6 +34,10 @@ public struct SubscriptionMetrics: Sendable {
         }
         self.accounts = accounts
         self.firstPaid = firstPaid
+        var newSubscribers: [Int: Int] = [:]
+        for start in firstPaid.values { newSubscribers[MetricDay(containing: start).ordinal, default: 0] += 1 }
+        self.newSubscribers = newSubscribers
+        monthlyPrices = subscriptions.map { $0.map(\.monthlyPrice) }
     }
 
     /// A total order of one subscription's periods, so that the input's order never matters.
@@ -62,15 +70,81 @@ public struct SubscriptionMetrics: Sendable {
 
     /// The metrics of `day`.
     public func day(_ day: MetricDay) -> DayMetrics {
+        self.day(day, subscriptions: Array(subscriptions.indices), oneTime: Array(oneTime.indices))
+    }
+
+    /// The metrics of every day from `first` through `last`, each equal to `day(_:)`'s, in time
+    /// proportional to the periods and days rather than their product: a day looks only at the
+    /// subscriptions and one-time purchases whose days (`span`) include it, found by one sweep.
+    public func days(from first: MetricDay, through last: MetricDay) -> [DayMetrics] {
+        guard first <= last else { return [] }
+        var subscriptionSweep = Sweep(spans: subscriptions.map(Self.span))
+        var oneTimeSweep = Sweep(spans: oneTime.map { Self.span([$0]) })
+        var result: [DayMetrics] = []
+        result.reserveCapacity(last.ordinal - first.ordinal + 1)
+        var day = first
+        while day <= last {
+            result.append(self.day(day, subscriptions: subscriptionSweep.open(on: day.ordinal), oneTime: oneTimeSweep.open(on: day.ordinal)))
+            day = day.adding(days: 1)
+        }
+        return result
+    }
+
+    /// The days (ordinals) on which `periods` can count for anything: from the first start through
+    /// the day after the last day one of them can be active (its churn), or its last start or refund.
+    /// A superset is harmless (`day` checks each period); a day outside it sees nothing of them.
+    static func span(_ periods: [MetricPeriod]) -> ClosedRange<Int> {
+        var low = Int.max, high = Int.min
+        for period in periods {
+            let start = MetricDay(containing: period.start).ordinal
+            low = min(low, start)
+            high = max(high, start)
+            for date in [period.activeUntil, period.end, period.refund?.at].compactMap({ $0 }) where date < .distantFuture {
+                high = max(high, MetricDay(containing: date).ordinal)
+            }
+            if period.activeUntil.map({ $0 >= .distantFuture }) == true { high = Int.max - 1 }
+        }
+        return low...(high + 1)
+    }
+
+    /// The items whose spans include a day, for days asked in increasing order.
+    struct Sweep {
+        let spans: [ClosedRange<Int>]
+        let byStart: [Int]
+        var next = 0
+        var open: [Int] = []
+
+        init(spans: [ClosedRange<Int>]) {
+            self.spans = spans
+            byStart = spans.indices.sorted { spans[$0].lowerBound < spans[$1].lowerBound }
+        }
+
+        mutating func open(on day: Int) -> [Int] {
+            while next < byStart.count, spans[byStart[next]].lowerBound <= day {
+                open.append(byStart[next])
+                next += 1
+            }
+            open.removeAll { spans[$0].upperBound < day }
+            return open
+        }
+    }
+
+    /// The metrics of `day` from the subscriptions and one-time purchases (indexes) that can count
+    /// on it; `day(_:)` passes them all.
+    func day(_ day: MetricDay, subscriptions chosen: [Int], oneTime chosenOneTime: [Int]) -> DayMetrics {
         var metrics = DayMetrics(day: day)
         let before = day.adding(days: -1)
-        for periods in subscriptions {
-            let current = Self.current(periods, on: day)
-            if let current {
+        var activeAccounts = Set<String>()
+        for subscription in chosen {
+            let periods = subscriptions[subscription]
+            let currentIndex = periods.lastIndex { $0.isActive(on: day) }
+            if let currentIndex {
+                let current = periods[currentIndex]
+                activeAccounts.insert(current.account)
                 metrics.activeSubscriptions += 1
                 if current.isTrial {
                     metrics.activeTrials += 1
-                } else if current.priceKnown, let monthly = current.monthlyPrice {
+                } else if current.priceKnown, let monthly = monthlyPrices[subscription][currentIndex] {
                     metrics.mrr[current.currency, default: 0] += monthly
                 } else {
                     metrics.priceUnknown[.mrr, default: 0] += 1
@@ -86,13 +160,14 @@ public struct SubscriptionMetrics: Sendable {
                 }
             }
         }
-        for periods in subscriptions {
-            for period in periods { Self.addMoney(period, on: day, to: &metrics) }
+        for index in chosen {
+            for period in subscriptions[index] { Self.addMoney(period, on: day, to: &metrics) }
         }
-        for period in oneTime { Self.addMoney(period, on: day, to: &metrics) }
-        metrics.newSubscribers = firstPaid.values.filter { MetricDay(containing: $0) == day }.count
-        metrics.reactivations = accounts.keys.filter { account in
-            accountIsActive(account, on: day) && !accountIsActive(account, on: before) && accountWasActive(account, before: before)
+        for index in chosenOneTime { Self.addMoney(oneTime[index], on: day, to: &metrics) }
+        metrics.newSubscribers = newSubscribers[day.ordinal] ?? 0
+        // Only an account with a subscription active on the day can be a reactivation.
+        metrics.reactivations = activeAccounts.filter { account in
+            !accountIsActive(account, on: before) && accountWasActive(account, before: before)
         }.count
         return metrics
     }

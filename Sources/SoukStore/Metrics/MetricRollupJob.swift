@@ -84,10 +84,8 @@ public struct MetricRollupJob: Sendable {
             }
             for scope in scopes {
                 let metrics = SubscriptionMetrics(periods: scope.periods, sandbox: sandbox)
-                var day = start
-                while day <= today {
-                    rows += metrics.day(day).rollupRows(app: app, store: scope.store, product: scope.product, sandbox: sandbox)
-                    day = day.adding(days: 1)
+                for day in metrics.days(from: start, through: today) {
+                    rows += day.rollupRows(app: app, store: scope.store, product: scope.product, sandbox: sandbox)
                 }
             }
         }
