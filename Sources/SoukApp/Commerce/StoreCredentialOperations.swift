@@ -35,12 +35,8 @@ package struct StoreCredentialOperations: Sendable {
     /// The catalog's credentials as they may be shown: kind, hint, who set it and when (the boxes
     /// stay in the database).
     package func list(actor: SoukActor, app: String) async throws -> [StoredCredential] {
-        if case .staff = actor {
-            // Every staff member reads which credentials are set (never the secrets); changes are the operator's.
-            guard try await ownership.catalogs.state(app: app) != nil else { throw DeveloperOwnership.noCatalog }
-        } else {
-            _ = try await ownership.catalog(app, for: actor)
-        }
+        // Every staff member reads which credentials are set (never the secrets); changes are the operator's.
+        _ = try await ownership.catalogForReading(app, for: actor)
         return try await store.credentials(app: app).map { credential in
             var shown = credential
             shown.sealed = ""

@@ -44,10 +44,8 @@ extension DeveloperOperations {
     /// developer actor on its organisation's catalog (`webhooks:write`).
     @discardableResult
     public func redeliverWebhookEvent(actor: SoukActor, app: String, event: UUID) async throws -> Int {
-        if case .staff = actor {} else {
-            try DeveloperOwnership.authorize(actor, .webhooksWrite)
-            try await ownership.reach(catalog: app, for: actor)
-        }
+        try DeveloperOwnership.authorizeReading(actor, .webhooksWrite)
+        try await ownership.reach(catalog: app, for: actor)
         let queued: Int
         do {
             queued = try await WebhookStore(database: database).redeliver(app: app, event: event)

@@ -31,6 +31,23 @@ package struct DeveloperOwnership: Sendable {
         if let scope, !actor.developerMay(scope) { throw DeveloperOperationError.missingScope(scope) }
     }
 
+    /// What `authorize` passes, and every staff member (support too): for what staff read without
+    /// changing anything (which store credentials are set, metrics) and a webhook redelivery (it
+    /// sends again what was already sent).
+    package static func authorizeReading(_ actor: SoukActor, _ scope: DeveloperScope?) throws {
+        if case .staff = actor { return }
+        try authorize(actor, scope)
+    }
+
+    /// The in-app catalog of `app` for a read that every staff member may make (`authorizeReading`);
+    /// a developer actor reaches only its organisation's, as with `catalog(_:for:scope:)`.
+    package func catalogForReading(_ app: String, for actor: SoukActor, scope: DeveloperScope? = nil) async throws -> CommerceCatalogState {
+        try Self.authorizeReading(actor, scope)
+        try await reach(catalog: app, for: actor)
+        guard let state = try await catalogs.state(app: app) else { throw Self.noCatalog }
+        return state
+    }
+
     /// Checks `scope`, then that the app exists and, for a developer actor, is its organisation's.
     package func reach(appleItemId: UInt64, for actor: SoukActor, scope: DeveloperScope? = nil) async throws {
         try Self.authorize(actor, scope)

@@ -47,8 +47,7 @@ package struct DeveloperMetrics: Sendable {
     }
 
     package func series(actor: SoukActor, _ query: MetricsQuery) async throws -> MetricsAnswer {
-        // Staff of either role read every app's metrics (support reads what it does not change).
-        if case .staff = actor {} else { try DeveloperOwnership.authorize(actor, .metricsRead) }
+        try DeveloperOwnership.authorizeReading(actor, .metricsRead)
         try await ownership.reach(catalog: query.app, for: actor)
         guard query.from <= query.to else { throw DeveloperOperationError.invalid(field: "from", "must not be after to") }
         guard query.to.ordinal - query.from.ordinal < MetricsQuery.maxDays else {
