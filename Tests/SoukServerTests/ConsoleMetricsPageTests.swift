@@ -119,4 +119,36 @@ import Testing
             #expect(try await Self.page(client, uri, session: mia).status == .forbidden)
         }
     }
+
+    @Test(arguments: TestBackend.available)
+    func bothConsolesDownloadTheRawExportsWithinTheirReach(_ backend: TestBackend) async throws {
+        try await ServerFixture.withRuntime(backend, prepare: T.prepare) { client, runtime in
+            try await Self.subscribe(runtime, transaction: "9300", daysAgo: 1, price: 9990, currency: "USD")
+            let today = MetricDay(containing: Date())
+            let query = "app=\(T.acmeCatalog)&from=\(today.adding(days: -3))&to=\(today)&format=csv"
+            let mia = try #require(try await WebAccountTests.webSignIn(client, email: "mia@example.com"))
+            let riva = try #require(try await WebAccountTests.webSignIn(client, email: "riva@example.com"))
+            let olive = try #require(try await WebAccountTests.webSignIn(client, email: "olive@example.com"))
+            let sam = try #require(try await WebAccountTests.webSignIn(client, email: "sam@example.com"))
+
+            // The metrics page offers the download form; support staff do not get it.
+            #expect(try await Self.page(client, "/developer/metrics", session: mia).html.contains(#"action="/developer/exports""#))
+            #expect(try await Self.page(client, "/admin/metrics", session: olive).html.contains(#"action="/admin/exports""#))
+            #expect(try await !Self.page(client, "/admin/metrics", session: sam).html.contains(#"action="/admin/exports""#))
+
+            for (uri, session) in [("/developer/exports?kind=purchases&\(query)", mia), ("/admin/exports?kind=purchases&\(query)", olive)] {
+                let response = try await T.get(client, uri, session: session)
+                let csv = String(buffer: response.body)
+                #expect(response.status == .ok && response.headers[.contentType]?.hasPrefix("text/csv") == true, "\(uri): \(csv)")
+                #expect(csv.hasPrefix("recorded_at,app,store,") && csv.contains(",9300,9300,") && csv.contains(",999,USD,"), "\(csv)")
+                #expect(!csv.contains("ada@example.com"))
+            }
+            // Another organisation's member, support staff, an unknown kind and a bad day are refused.
+            #expect(try await T.get(client, "/developer/exports?kind=purchases&\(query)", session: riva).status == .notFound)
+            #expect(try await T.get(client, "/admin/exports?kind=purchases&\(query)", session: sam).status == .forbidden)
+            #expect(try await T.get(client, "/developer/exports?kind=refunds&\(query)", session: mia).status == .notFound)
+            #expect(try await T.get(client, "/developer/exports?kind=events&app=\(T.acmeCatalog)&from=yesterday&to=\(today)&format=csv",
+                                    session: mia).status == .badRequest)
+        }
+    }
 }

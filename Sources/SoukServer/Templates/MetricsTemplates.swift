@@ -30,6 +30,22 @@ enum MetricsTemplates {
             <tbody>{{#rows}}<tr><td>{{label}}</td><td>{{value}}</td>{{#hasDetail}}<td>{{detail}}</td>{{/hasDetail}}</tr>{{/rows}}</tbody></table></div></details>
             {{#note}}<p class="muted">{{note}}</p>{{/note}}
             </figure>{{/chart}}
+            {{^noApps}}{{#exportAction}}<h2>Downloads</h2>
+            <p>Every purchase or lifecycle event of an app recorded in a range of UTC days, as CSV or JSON Lines (buyers by
+            account token; the columns are in the documentation of exports).</p>
+            <form method="get" action="{{exportAction}}" class="wide">
+            <label for="export-app">App</label>
+            <select id="export-app" name="app">{{#apps}}<option value="{{app}}"{{#selected}} selected{{/selected}}>{{app}}</option>{{/apps}}</select>
+            <label for="export-kind">What</label>
+            <select id="export-kind" name="kind"><option value="purchases">Purchases</option><option value="events">Events</option></select>
+            <label for="export-from">From (UTC day)</label>
+            <input id="export-from" name="from" type="date" value="{{from}}" required>
+            <label for="export-to">To (UTC day, included)</label>
+            <input id="export-to" name="to" type="date" value="{{to}}" required>
+            <label for="export-format">Format</label>
+            <select id="export-format" name="format"><option value="csv">CSV</option><option value="jsonl">JSON Lines</option></select>
+            <button type="submit">Download</button>
+            </form>{{/exportAction}}{{/noApps}}
             """,
         "developer-metrics": """
             {{> start}}

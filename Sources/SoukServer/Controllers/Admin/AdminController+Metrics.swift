@@ -9,6 +9,15 @@ import SoukCore
 extension AdminController {
     func addMetricsRoutes(to routes: ConsoleRoutes<Context>) {
         routes.staff.get("metrics", use: metricsPage)
+        routes.operators.get("exports", use: exportDownload)
+    }
+
+    /// `/admin/exports?kind=purchases|events&app=&from=&to=&format=csv|jsonl`: the raw export of any
+    /// app as a download, for operators (buyers by account token, as for developers).
+    @Sendable func exportDownload(_ request: Request, context: Context) async throws -> Response {
+        let session = try context.requireConsoleSession()
+        return try await RawExportDownload.response(actor: Self.staffActor(session), kind: request.uri.queryParameters["kind"].map(String.init),
+                                                    request: request, exports: developerServices.operations.rawExports)
     }
 
     /// The metrics page of any app.
@@ -20,6 +29,8 @@ extension AdminController {
                                        reportingCurrency: runtime.config.reportingCurrency)
         let page = try await MetricsPage.answer(request, apps: apps, action: "/admin/metrics", actor: Self.staffActor(session),
                                                 metrics: metrics, today: MetricDay(containing: now()))
-        return try await render(.adminMetrics, session: session, title: "Metrics", page.values, status: page.status)
+        var values = page.values
+        if session.isOperator { values["exportAction"] = "/admin/exports" }
+        return try await render(.adminMetrics, session: session, title: "Metrics", values, status: page.status)
     }
 }

@@ -9,6 +9,15 @@ import SoukCore
 extension DeveloperConsoleController {
     func addMetricsRoutes(to routes: DeveloperConsoleRoutes<Context>) {
         routes.members.get("metrics", use: metricsPage)
+        routes.members.get("exports", use: exportDownload)
+    }
+
+    /// `/developer/exports?kind=purchases|events&app=&from=&to=&format=csv|jsonl`: the raw export of
+    /// one of the organisation's apps as a download (the API's, with the member as actor).
+    @Sendable func exportDownload(_ request: Request, context: Context) async throws -> Response {
+        let session = try context.requireDeveloperSession()
+        return try await RawExportDownload.response(actor: session.actor, kind: request.uri.queryParameters["kind"].map(String.init),
+                                                    request: request, exports: services.operations.rawExports)
     }
 
     /// The metrics page of the member's organisation.
@@ -17,6 +26,8 @@ extension DeveloperConsoleController {
         let apps = try await services.directory.catalogs(of: session.member.developerID).sorted()
         let page = try await MetricsPage.answer(request, apps: apps, action: "/developer/metrics", actor: session.actor, metrics: metrics,
                                                 today: MetricDay(containing: services.now()))
-        return try await render(.developerMetrics, session: session, title: "Metrics", page.values, status: page.status)
+        var values = page.values
+        values["exportAction"] = "/developer/exports"
+        return try await render(.developerMetrics, session: session, title: "Metrics", values, status: page.status)
     }
 }
