@@ -83,7 +83,7 @@ extension Device {
         public var skipped: String?
     }
 
-    // MARK: Restore (spec §6, MarketplaceKit's “Installing apps from an alternative marketplace”, MarketplaceKit's “Reauthenticating a person”)
+    // MARK: Restore (docs/marketplacekit.md, "restore and updates")
 
     /// A device restored from a backup: `restore` for the installed apps, grouped by account; on
     /// 401 or 403, the reauthentication of MarketplaceKit's “Reauthenticating a person”, then a retry.

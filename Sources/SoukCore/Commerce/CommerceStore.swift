@@ -31,7 +31,7 @@ public enum CommerceEnvironment: String, Sendable, Hashable, Codable, CaseIterab
     case sandbox = "Sandbox"
 }
 
-/// The four product types (spec §1, StoreKit's “In-App Purchasing” guide).
+/// The four product types (docs/commerce.md, "Catalog"; StoreKit's “In-App Purchasing” guide).
 public enum ProductType: String, Sendable, Hashable, Codable, CaseIterable {
     case consumable
     case nonConsumable = "non-consumable"

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Derives what a person may use from their granted purchases (spec §5).
+/// Derives what a person may use from their granted purchases (docs/commerce.md, "Entitlements").
 ///
 /// - Only purchases of the asked environments count; sandbox and production never mix.
 /// - A purchase gives access from its purchase date (`clockSkewAllowance` early) until it ends — the store's expiry (auto-renewable), the chained end

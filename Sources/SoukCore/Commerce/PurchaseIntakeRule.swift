@@ -1,6 +1,6 @@
 import Foundation
 
-/// Whether a reported purchase may be recorded (spec §3): checked once against
+/// Whether a reported purchase may be recorded (docs/commerce.md, "Purchases"): checked once against
 /// the app's catalog before the store is asked, and once against the store's verified answer.
 public enum PurchaseIntakeRule {
     /// Before verification: the product exists in the app's catalog (on sale or retired) and the claimed SKU is its SKU in claim.store.
