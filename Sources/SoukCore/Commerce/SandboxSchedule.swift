@@ -1,6 +1,6 @@
 import Foundation
 
-/// Apple's accelerated sandbox clock for subscriptions (docs/commerce.md, "Apple"): a period renews
+/// Apple's accelerated sandbox clock for subscriptions (docs/selling.md, "Membership plans and the sandbox"): a period renews
 /// in minutes, at most `maxRenewals` times after the initial purchase, then stops renewing. Pure:
 /// the sandbox clock (`souk sandbox advance`) is passed in as `now`, never read here.
 public enum SandboxSchedule {
