@@ -475,32 +475,41 @@ enum AdminTemplates {
         "admin-security": """
             {{> start}}
             {{> console-nav}}
-            <h1>Two-factor sign-in</h1>
-            {{#mustEnrol}}<p class="notice" role="status">Your role needs two-factor sign-in: turn it on here to use the console.</p>{{/mustEnrol}}
-            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
-            {{#enabled}}<p class="notice" role="status">Two-factor sign-in is on: signing in to the console asks for a code after the password.</p>
-            <p>Unused recovery codes: {{unusedRecoveryCodes}}. To turn it off, an operator runs <code>souk accounts totp reset --email …</code>.</p>{{/enabled}}
-            {{^enabled}}<p>Add this account to an authenticator app (RFC 6238: SHA-1, 6 digits, 30 seconds), then enter the code it shows to turn two-factor sign-in on.</p>
-            <h2>Setup key</h2>
-            <p>URI: <code>{{uri}}</code></p>
-            <p>Secret (base32): <code>{{secret}}</code></p>
-            <form method="post" action="/admin/security/confirm">
-            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <label for="totp-code">Code from the app</label>
-            <input id="totp-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required>
-            <button type="submit">Turn on two-factor sign-in</button>
-            </form>{{/enabled}}
+            {{> console-two-factor}}
             {{> end}}
             """,
         "admin-recovery-codes": """
             {{> start}}
             {{> console-nav}}
+            {{> console-recovery-codes}}
+            {{> end}}
+            """,
+        // The two consoles' two-factor enrolment and recovery codes, under their own navigation:
+        // `consoleBase` is `/admin` or `/developer`, `enrolNotice` says why enrolment is required,
+        // `offHint` (and an optional `offCommand`) how to turn it off.
+        "console-two-factor": """
+            <h1>Two-factor sign-in</h1>
+            {{#mustEnrol}}<p class="notice" role="status">{{enrolNotice}}</p>{{/mustEnrol}}
+            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+            {{#enabled}}<p class="notice" role="status">Two-factor sign-in is on: signing in to the console asks for a code after the password.</p>
+            <p>Unused recovery codes: {{unusedRecoveryCodes}}. {{offHint}}{{#offCommand}} <code>{{offCommand}}</code>.{{/offCommand}}</p>{{/enabled}}
+            {{^enabled}}<p>Add this account to an authenticator app (RFC 6238: SHA-1, 6 digits, 30 seconds), then enter the code it shows to turn two-factor sign-in on.</p>
+            <h2>Setup key</h2>
+            <p>URI: <code>{{uri}}</code></p>
+            <p>Secret (base32): <code>{{secret}}</code></p>
+            <form method="post" action="{{consoleBase}}/security/confirm">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <label for="totp-code">Code from the app</label>
+            <input id="totp-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required>
+            <button type="submit">Turn on two-factor sign-in</button>
+            </form>{{/enabled}}
+            """,
+        "console-recovery-codes": """
             <h1>Recovery codes</h1>
             <p class="notice" role="status">Two-factor sign-in is on.</p>
             <p>Keep these ten codes somewhere safe: each signs in once in place of a code. They are shown only now.</p>
             <ul>{{#codes}}<li><code>{{.}}</code></li>{{/codes}}</ul>
-            <p><a href="/admin">Continue to the console</a></p>
-            {{> end}}
+            <p><a href="{{consoleBase}}">Continue to the console</a></p>
             """,
         "admin-audit": """
             {{> start}}

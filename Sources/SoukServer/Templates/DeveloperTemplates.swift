@@ -221,31 +221,13 @@ enum DeveloperTemplates {
         "developer-security": """
             {{> start}}
             {{> developer-nav}}
-            <h1>Two-factor sign-in</h1>
-            {{#mustEnrol}}<p class="notice" role="status">The developer console needs two-factor sign-in: turn it on here to use it.</p>{{/mustEnrol}}
-            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
-            {{#enabled}}<p class="notice" role="status">Two-factor sign-in is on: signing in to the console asks for a code after the password.</p>
-            <p>Unused recovery codes: {{unusedRecoveryCodes}}. To turn it off, ask the marketplace's operator.</p>{{/enabled}}
-            {{^enabled}}<p>Add this account to an authenticator app (RFC 6238: SHA-1, 6 digits, 30 seconds), then enter the code it shows to turn two-factor sign-in on.</p>
-            <h2>Setup key</h2>
-            <p>URI: <code>{{uri}}</code></p>
-            <p>Secret (base32): <code>{{secret}}</code></p>
-            <form method="post" action="/developer/security/confirm">
-            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <label for="totp-code">Code from the app</label>
-            <input id="totp-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required>
-            <button type="submit">Turn on two-factor sign-in</button>
-            </form>{{/enabled}}
+            {{> console-two-factor}}
             {{> end}}
             """,
         "developer-recovery-codes": """
             {{> start}}
             {{> developer-nav}}
-            <h1>Recovery codes</h1>
-            <p class="notice" role="status">Two-factor sign-in is on.</p>
-            <p>Keep these ten codes somewhere safe: each signs in once in place of a code. They are shown only now.</p>
-            <ul>{{#codes}}<li><code>{{.}}</code></li>{{/codes}}</ul>
-            <p><a href="/developer">Continue to the console</a></p>
+            {{> console-recovery-codes}}
             {{> end}}
             """,
     ]

@@ -64,6 +64,8 @@ enum PageTemplate: String, CaseIterable, Sendable {
     // Partials (`{{> name}}`) and the layout's.
     case card
     case consoleNav = "console-nav"
+    case consoleRecoveryCodes = "console-recovery-codes"
+    case consoleTwoFactor = "console-two-factor"
     case consolePager = "console-pager"
     case developerNav = "developer-nav"
     case image

@@ -13,15 +13,9 @@ extension AdminController {
     }
 
     func securityPage(session: ConsoleSession, error: String?, status: HTTPResponse.Status) async throws -> Response {
-        var values: [String: Any] = ["enabled": session.account.totpEnabled]
-        if session.account.totpEnabled {
-            values["unusedRecoveryCodes"] = String(try await totp.unusedRecoveryCodes(account: session.accountID))
-        } else if let secret = try await totp.pendingSecret(account: session.accountID) {
-            let issuer = try await runtime.catalog.marketplaceName(keys: runtime.keys)
-            values["secret"] = Base32.encode(secret)
-            values["uri"] = TOTP.provisioningURI(secret: secret, issuer: issuer, account: session.account.email)
-        }
-        values["error"] = error
+        let values = try await ConsoleTwoFactorPage.operators.values(
+            account: session.accountID, email: session.account.email, enabled: session.account.totpEnabled, totp: totp,
+            issuer: { try await runtime.catalog.marketplaceName(keys: runtime.keys) }, error: error)
         return try await render(.adminSecurity, session: session, title: "Two-factor sign-in", values, status: status)
     }
 
@@ -36,7 +30,7 @@ extension AdminController {
         try await totp.markSecondFactor(sessionToken: session.cookie)
         try await audit.record(actor: session.actor, action: .accountTOTPEnable, target: "account:\(session.accountID.uuidString.lowercased())",
                                before: ["email": session.account.email, "totp": "off"], after: ["email": session.account.email, "totp": "on"])
-        return try await render(.adminRecoveryCodes, session: session, title: "Recovery codes", ["codes": codes])
+        return try await render(.adminRecoveryCodes, session: session, title: "Recovery codes", ConsoleTwoFactorPage.operators.recoveryCodes(codes))
     }
 
     /// `/admin/audit`: newest first, 50 a page, filtered by actor and/or action.

@@ -13,14 +13,9 @@ extension DeveloperConsoleController {
     }
 
     func securityPage(session: DeveloperSession, error: String?, status: HTTPResponse.Status) async throws -> Response {
-        var values: [String: Any] = ["enabled": session.account.totpEnabled]
-        if session.account.totpEnabled {
-            values["unusedRecoveryCodes"] = String(try await totp.unusedRecoveryCodes(account: session.accountID))
-        } else if let secret = try await totp.pendingSecret(account: session.accountID) {
-            values["secret"] = Base32.encode(secret)
-            values["uri"] = TOTP.provisioningURI(secret: secret, issuer: try await marketplaceName(), account: session.account.email)
-        }
-        values["error"] = error
+        let values = try await ConsoleTwoFactorPage.developers.values(
+            account: session.accountID, email: session.account.email, enabled: session.account.totpEnabled, totp: totp,
+            issuer: { try await marketplaceName() }, error: error)
         return try await render(.developerSecurity, session: session, title: "Two-factor sign-in", values, status: status)
     }
 
@@ -36,6 +31,6 @@ extension DeveloperConsoleController {
         try await services.audit.record(actor: session.actor.auditName, action: .accountTOTPEnable,
                                         target: "account:\(session.accountID.uuidString.lowercased())",
                                         before: ["email": session.account.email, "totp": "off"], after: ["email": session.account.email, "totp": "on"])
-        return try await render(.developerRecoveryCodes, session: session, title: "Recovery codes", ["codes": codes])
+        return try await render(.developerRecoveryCodes, session: session, title: "Recovery codes", ConsoleTwoFactorPage.developers.recoveryCodes(codes))
     }
 }
