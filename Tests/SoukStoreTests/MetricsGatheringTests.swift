@@ -81,6 +81,41 @@ import Testing
         }
     }
 
+    /// Google Play states no period start: intake records a renewal with the subscription's start,
+    /// and the gatherer dates a paid production period one billing period before its expiry, so
+    /// the renewal's revenue falls on the day it renewed and its period follows the first.
+    @Test(arguments: TestBackend.available)
+    func aGoogleRenewalBeginsOneBillingPeriodBeforeItsExpiry(backend: TestBackend) async throws {
+        let clock = TestClock(Self.start)
+        try await Base.with(backend, now: { clock.now }) { c in
+            let month = ISODuration(months: 1)
+            let renewed = month.added(to: Self.start), secondEnd = month.added(to: renewed)
+            func google(_ transaction: String, expires: Date) -> VerifiedPurchase {
+                var purchase = c.verified("reader.monthly", transaction: transaction, original: "GPA.1", purchased: Self.start, expires: expires)
+                purchase.store = .googlePlay
+                purchase.storeProductId = "monthly"
+                purchase.price = 4990
+                purchase.currency = "USD"
+                purchase.lifecycle = StoreLifecycle(state: .active, willRenew: true, periodType: .normal)
+                return purchase
+            }
+            let claim = PurchaseClaim(store: .googlePlay, app: Self.app, storeProductId: "monthly", transactionId: "GPA.1", receipt: "token-1")
+            _ = try await c.record(PurchaseIntake(account: c.alice, product: c.product("reader.monthly"), claim: claim, event: nil),
+                                   google("GPA.1", expires: renewed))
+            _ = try await c.store.apply(google("GPA.1..0", expires: secondEnd), app: Self.app, source: .notification, catalog: c.catalog)
+
+            let periods = try await MetricPeriodGatherer(database: c.fixture.database).periods(app: Self.app)
+                .sorted { $0.start < $1.start }
+            #expect(periods.map(\.start) == [Self.start, renewed])
+            #expect(periods.map(\.end) == [renewed, secondEnd])
+            let metrics = SubscriptionMetrics(periods: periods)
+            let renewalDay = MetricDay(containing: renewed)
+            #expect(metrics.day(Self.day(0)).revenue == ["USD": 499])
+            #expect(metrics.day(renewalDay).revenue == ["USD": 499])
+            #expect(metrics.day(renewalDay).activeSubscriptions == 1 && metrics.day(renewalDay).mrr == ["USD": 499])
+        }
+    }
+
     @Test(arguments: TestBackend.available)
     func theRollupHoldsEachDayAndALateRefundRecomputesItsDay(backend: TestBackend) async throws {
         let clock = TestClock(Self.start)

@@ -62,4 +62,9 @@ public struct ISODuration: Sendable, Hashable, CustomStringConvertible {
         components.day = weeks * 7 + days
         return calendar.date(byAdding: components, to: date) ?? date
     }
+
+    /// `date` moved back by this duration on the UTC calendar (Mar 31 − P1M = Feb 28/29).
+    public func subtracted(from date: Date) -> Date {
+        ISODuration(years: -years, months: -months, weeks: -weeks, days: -days).added(to: date)
+    }
 }

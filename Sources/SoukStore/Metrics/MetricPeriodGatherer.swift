@@ -54,19 +54,23 @@ public struct MetricPeriodGatherer: Sendable {
             let type = ProductType(rawValue: try row.decode(column: "product_type", as: String.self))
             let state = (try row.decode(column: "subscription_state", as: String?.self)).flatMap(SubscriptionState.init(rawValue:))
             let isTrial = try row.decode(column: "period_type", as: String?.self) == PeriodType.trial.rawValue
-            let start = try row.decode(column: "purchase_date", as: Date.self)
+            var start = try row.decode(column: "purchase_date", as: Date.self)
             let milli = try row.decode(column: "price_milliunits", as: Int64?.self)
             let currency = try row.decode(column: "currency", as: String?.self)
             let subscription = type == .autoRenewable
             let expires = try row.decode(column: "expires_date", as: Date?.self)
             let account = try row.decode(column: "account_id", as: UUID.self)
+            let sandbox = try row.decode(column: "environment", as: String?.self) == CommerceEnvironment.sandbox.rawValue
+            let billingPeriod = subscription ? catalog?.product(productId)?.period : nil
+            if store == CommerceStore.googlePlay.rawValue, !sandbox, !isTrial, let expires, let billingPeriod {
+                start = max(start, Self.googlePeriodStart(expires: expires, billingPeriod: billingPeriod))
+            }
             var period = MetricPeriod(
                 subscription: "\(store)|\(original)", account: account.uuidString.lowercased(),
                 app: app, store: store, product: productId,
-                sandbox: try row.decode(column: "environment", as: String?.self) == CommerceEnvironment.sandbox.rawValue,
-                kind: subscription ? .subscription : .oneTime, start: start,
+                sandbox: sandbox, kind: subscription ? .subscription : .oneTime, start: start,
                 end: subscription ? expires : nil, isTrial: isTrial,
-                price: 0, currency: currency ?? "", billingPeriod: subscription ? catalog?.product(productId)?.period?.description : nil)
+                price: 0, currency: currency ?? "", billingPeriod: billingPeriod?.description)
             if !isTrial {
                 if let milli, let currency, let minor = Self.minorUnits(milli, currency) {
                     period.price = minor
@@ -88,6 +92,16 @@ public struct MetricPeriodGatherer: Sendable {
             }
             return period
         }
+    }
+
+    /// When a Google Play period began. `subscriptionsv2` states the subscription's start and the
+    /// current period's expiry but not when that period began, so intake records a renewal with the
+    /// subscription's start as its purchase date; a paid production period begins one billing period
+    /// before its expiry (never before the subscription's start: the caller takes the later of the
+    /// two). Trials and sandbox periods (Google's test renewals run minutes, not the plan's period)
+    /// keep the recorded date.
+    static func googlePeriodStart(expires: Date, billingPeriod: ISODuration) -> Date {
+        billingPeriod.subtracted(from: expires)
     }
 
     /// Milli-units (the stores' unit) as minor units of `currency`, rounded half away from zero;
