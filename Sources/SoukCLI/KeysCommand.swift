@@ -54,11 +54,12 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             let owner = try appleItemId.map { try parseAppleID($0, option: "--apple-item-id") } ?? InstallVerificationKeyRecord.marketplaceOwner
             try await withRuntime(settings) { runtime in
-                if owner != InstallVerificationKeyRecord.marketplaceOwner { _ = try await runtime.catalog.app(appleItemId: owner) }
-                let before = try await runtime.installVerificationKeys.activeKeys()[owner]?.kid
-                let record = try await runtime.installVerificationKeys.rotate(owner: owner, kid: keyId)
-                try await runtime.auditCLI(.keyRotate, target: owner == InstallVerificationKeyRecord.marketplaceOwner ? "key:marketplace" : "key:app:\(owner)",
-                                           before: ["kid": before ?? ""], after: ["kid": record.kid])
+                let record: InstallVerificationKeyRecord
+                do {
+                    record = try await RotateInstallVerificationKey(runtime: runtime)(actor: .currentCLIUser, owner: owner, kid: keyId)
+                } catch let error as DeveloperOperationError {
+                    throw CommandFailure(error.description)
+                }
                 print("""
                 New install verification key \(record.kid) for \(owner == 0 ? "the marketplace" : "app \(owner)"); it signs from now on.
                 Public key to register in App Store Connect:

@@ -90,10 +90,7 @@ extension AdminController {
     /// register in App Store Connect. The old key stays published until its tokens have expired.
     @Sendable func rotateKey(_ request: Request, context: Context) async throws -> Response {
         let (session, _) = try await consoleForm(request, context: context)
-        let before = try await runtime.installVerificationKeys.activeKeys()[InstallVerificationKeyRecord.marketplaceOwner]?.kid
-        let record = try await runtime.installVerificationKeys.rotate(owner: InstallVerificationKeyRecord.marketplaceOwner, kid: nil)
-        try await audit.record(actor: session.actor, action: .keyRotate, target: "key:marketplace",
-                               before: ["kid": before ?? ""], after: ["kid": record.kid])
+        let record = try await RotateInstallVerificationKey(runtime: runtime)(actor: Self.staffActor(session))
         return try await integrationsPage(session: session, request: request,
                                           notice: "New install verification key \(record.kid): it signs from now on. Register its public key in App Store Connect, then set the key id it gives with souk marketplace set --key-id.",
                                           error: nil, publicKey: record.publicKeyPEM)
