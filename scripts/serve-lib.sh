@@ -29,6 +29,7 @@ start() {
   (cd "$WORK" && exec "$SOUK" serve --port "${START_PORT:-0}" "$@") >"$log" 2>&1 &
   pid=$!
   track "$pid"
+  echo "$pid $log" >>"$WORK/.logs"
   STARTED_LOG=$log
   for _ in $(seq 1 150); do
     if grep -q 'Souk is listening on' "$log"; then
@@ -56,7 +57,7 @@ running() {
 # Stops every recorded process: SIGTERM, up to STOP_SECONDS (15) to exit, then SIGKILL. Sets
 # STUBBORN to the pids that needed SIGKILL.
 stop_started() {
-  local pids pid
+  local pids pid log
   pids=$(sort -u "$WORK/.pids" 2>/dev/null) || return 0
   STUBBORN=
   [ -n "$pids" ] || return 0
@@ -70,7 +71,19 @@ stop_started() {
   for pid in $pids; do
     if running "$pid"; then STUBBORN="$STUBBORN $pid"; kill -KILL "$pid" 2>/dev/null || true; fi
   done
-  for pid in $pids; do wait "$pid" 2>/dev/null || true; done
+  local status
+  for pid in $pids; do
+    status=0
+    wait "$pid" 2>/dev/null || status=$?
+    # 143 is SIGTERM's own end; a server that crashed while stopping (a trap is SIGILL, 132) says
+    # so here, with the end of its log, before cleanup removes WORK.
+    case " $STUBBORN " in *" $pid "*) continue ;; esac
+    if [ "$status" -gt 128 ] && [ "$status" != 143 ]; then
+      echo "$NAME: process $pid ended by signal $((status - 128)) while stopping" >&2
+      log=$(awk -v p="$pid" '$1 == p {print $2}' "$WORK/.logs" 2>/dev/null || true)
+      [ -z "$log" ] || tail -40 "$log" >&2
+    fi
+  done
   : >"$WORK/.pids"
 }
 
