@@ -9,7 +9,7 @@ struct CreateMetricCohorts: AsyncMigration {
     func prepare(on database: any Database) async throws {
         try await database.schema("metric_cohorts")
             .field("app", .string, .required)
-            // production | sandbox
+            // Production | Sandbox (`CommerceEnvironment`)
             .field("environment", .string, .required)
             // YYYY-MM (UTC), so text order is month order
             .field("cohort", .string, .required)
