@@ -97,8 +97,8 @@ public struct MetricRollupJob: Sendable {
             }
         }
         let position = MetricRollupPosition(throughDay: today, changesSeenAt: started.addingTimeInterval(-Self.clockMargin))
-        try await MetricRollupStore(database: database).replace(app: app, from: start, with: rows, cohorts: cohorts,
-                                                                      position: position)
+        try await MetricRollupStore(database: database)
+            .replace(app: app, from: start, with: rows, cohorts: cohorts, position: position)
         return Written(app: app, from: start, days: today.ordinal - start.ordinal + 1, rows: rows.count)
     }
 }
