@@ -36,6 +36,8 @@ import Testing
             let day = MetricDay("2026-11-10")!
             _ = try await RawExportTests.history(runtime, world, count: 4)
             let clock = TestClock(day.adding(days: 1).start.addingTimeInterval(3600))
+            // The metrics files convert the day's euros and yen (ScheduledMetricsExportTests: without a rate the day waits).
+            try await ScheduledMetricsExportTests.setRates(runtime, at: clock.now)
             let bucket = FakeObjectStore()
             try await bucket.run { endpoint in
                 let registry = PrometheusCollectorRegistry()
@@ -47,7 +49,10 @@ import Testing
                 let objects = bucket.objects
                 #expect(objects.keys.sorted() == ["acme/org.acme.notes", "acme/org.acme.reader", "beta/org.beta.reader"].flatMap { path -> [String] in
                     let parts = path.split(separator: "/")
-                    return ["events", "purchases"].map { "souk-exports/exports/\(parts[0])/2026-11-10/\(parts[1])/\($0).csv" }
+                    // An in-app catalog's day has its metrics and cohorts too; Acme's notes is an app without one.
+                    let files = parts[1] == World.acmeNotesApp ? ["events.csv", "purchases.csv"]
+                        : ["cohorts.jsonl", "events.csv", "metrics.jsonl", "purchases.csv"]
+                    return files.map { "souk-exports/exports/\(parts[0])/2026-11-10/\(parts[1])/\($0)" }
                 }.sorted())
                 let purchases = try #require(objects["souk-exports/exports/acme/2026-11-10/org.acme.reader/purchases.csv"])
                 #expect(purchases.hasPrefix(RawExportLines.header(.purchases, format: .csv)!) && purchases.contains("apple_store"))
@@ -116,7 +121,7 @@ import Testing
                 }
                 let metrics = try await client.execute(uri: "/metrics", method: .get)
                 #expect(String(buffer: metrics.body).contains("souk_scheduled_exports_total{outcome=\"written\"} 3"))
-                #expect(bucket.objects.count == 6)
+                #expect(bucket.objects.count == 10)
             }
         }
     }

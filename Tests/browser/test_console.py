@@ -71,6 +71,14 @@ def test_an_operator_runs_the_marketplace_from_the_console(browsers, operator, s
     driver.get(f"{operator.base}/admin/metrics")
     assert driver.find_elements(By.CSS_SELECTOR, "main figure svg[role=img] title"), driver.page_source
     assert len(driver.find_elements(By.CSS_SELECTOR, "main figure table tbody tr")) == 30
+    # Below the chart, the cohort table: a captioned table with row and column headers, or the note that no one paid yet.
+    assert driver.find_element(By.ID, "cohorts-heading").text == "Retention by cohort"
+    cohorts = driver.find_elements(By.CSS_SELECTOR, "main table#table-cohorts")
+    if cohorts:
+        assert cohorts[0].find_element(By.TAG_NAME, "caption").text.startswith("Subscription retention by cohort of ")
+        assert cohorts[0].find_elements(By.CSS_SELECTOR, "tbody th[scope=row]") and cohorts[0].find_elements(By.CSS_SELECTOR, "td[class^=heat-]")
+    else:
+        assert "No account of this app has paid" in driver.find_element(By.TAG_NAME, "main").text
     browsers.check(driver, "metrics")
 
     # Two-factor sign-in: the setup key, a code, ten recovery codes shown once.

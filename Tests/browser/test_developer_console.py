@@ -259,4 +259,11 @@ def test_a_developers_day_from_two_factor_sign_in_through_review_to_a_payout_sta
     wait_for(lambda: path_of(driver) == "/developer/metrics", "the metrics page")
     assert driver.find_elements(By.CSS_SELECTOR, "main figure svg[role=img] title"), driver.page_source
     assert len(driver.find_elements(By.CSS_SELECTOR, "main figure table tbody tr")) == 30
+    # Below the chart, the cohort table (a paid app's sale is no subscription: no cohort yet, and the page says so).
+    assert driver.find_element(By.ID, "cohorts-heading").text == "Retention by cohort"
+    cohorts = driver.find_elements(By.CSS_SELECTOR, "main table#table-cohorts")
+    assert cohorts or "No account of this app has paid" in driver.find_element(By.TAG_NAME, "main").text
+    for table in cohorts:
+        assert table.find_element(By.TAG_NAME, "caption").text.startswith("Subscription retention by cohort of ")
+    assert "cohorts" in [option.get_attribute("value") for option in driver.find_elements(By.CSS_SELECTOR, "#export-kind option")]
     browsers.check(driver, "metrics")

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -23,12 +22,14 @@ public struct ScheduledExportService: Service {
     package let workDir: String
     package let interval: Duration
     package let metrics: ScheduledExportMetrics?
+    /// The currency the metrics files are in (`reportingCurrency`).
+    package let reportingCurrency: String
     package let logger: Logger
     package let now: @Sendable () -> Date
     package let holder = "exports-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
 
     package init(settings: ScheduledExportSettings?, exports: RawExports, lease: MaintenanceLease, workDir: String,
-                 interval: Duration = .seconds(600), metrics: ScheduledExportMetrics?, logger: Logger,
+                 interval: Duration = .seconds(600), metrics: ScheduledExportMetrics?, reportingCurrency: String = "USD", logger: Logger,
                  now: @escaping @Sendable () -> Date = { Date() }) {
         self.settings = settings
         self.exports = exports
@@ -37,6 +38,7 @@ public struct ScheduledExportService: Service {
         self.workDir = workDir
         self.interval = interval
         self.metrics = metrics
+        self.reportingCurrency = reportingCurrency
         self.logger = logger
         self.now = now
     }
@@ -109,38 +111,20 @@ public struct ScheduledExportService: Service {
         return report
     }
 
-    /// Writes the day's purchases and events of the entry's app to the bucket.
+    /// Writes the day's purchases and events of the entry's app to the bucket, then its metrics and
+    /// cohorts when the organisation holds the app's in-app catalog (`writeMetrics`).
     func write(_ entry: ScheduledExportDay, settings: ScheduledExportSettings) async throws -> (purchases: Int, events: Int) {
         let store = S3ObjectStore(settings: settings.store)
         var counts: [RawExportKind: Int] = [:]
         for kind in RawExportKind.allCases {
             let request = RawExportRequest(kind: kind, app: entry.app, from: entry.day, to: entry.day, format: .csv)
             let stream = try await exports.open(organisation: entry.developerID, request)
-            try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
-            // An upload's staging file: what a killed process leaves behind is swept (`StaleFiles`).
-            let path = WorkOwner.name(prefix: "upload-", in: workDir)
-            defer { try? FileManager.default.removeItem(atPath: path) }
-            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-                throw BlobError.unwritable(path)
+            counts[kind] = try await upload(to: store, key: settings.key(developer: entry.developerID, day: entry.day.description, app: entry.app,
+                                                                         file: "\(kind.rawValue).csv")) { emit in
+                try await stream.write(emit)
             }
-            var hash = SHA256(), size: Int64 = 0
-            do {
-                counts[kind] = try await stream.write { text in
-                    let bytes = Data(text.utf8)
-                    hash.update(data: bytes)
-                    size += Int64(bytes.count)
-                    try handle.write(contentsOf: bytes)
-                }
-                try handle.close()
-            } catch {
-                try? handle.close()
-                throw error
-            }
-            let digest = hash.finalize().map { String(format: "%02x", $0) }.joined()
-            try await store.put(fileAt: path, key: settings.key(developer: entry.developerID, day: entry.day.description, app: entry.app,
-                                                                 file: "\(kind.rawValue).csv"),
-                                sha256: digest, size: size, now: now())
         }
+        try await writeMetrics(entry, settings: settings)
         return (counts[.purchases] ?? 0, counts[.events] ?? 0)
     }
 }
@@ -150,6 +134,7 @@ extension ScheduledExportService {
     /// that returns at once).
     package init(_ runtime: SoukRuntime, metrics: ScheduledExportMetrics?) {
         self.init(settings: runtime.config.scheduledExports, exports: RawExports(runtime: runtime, now: { Date() }),
-                  lease: MaintenanceLease(database: runtime.database), workDir: runtime.config.workDir, metrics: metrics, logger: runtime.logger)
+                  lease: MaintenanceLease(database: runtime.database), workDir: runtime.config.workDir, metrics: metrics,
+                  reportingCurrency: runtime.config.reportingCurrency, logger: runtime.logger)
     }
 }

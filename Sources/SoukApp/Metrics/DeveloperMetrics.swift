@@ -38,12 +38,14 @@ package struct DeveloperMetrics: Sendable {
     package let rollups: MetricRollupStore
     package let rates: ExchangeRateStore
     package let reportingCurrency: String
+    package let database: SoukDatabase
 
     package init(ownership: DeveloperOwnership, database: SoukDatabase, reportingCurrency: String) {
         self.ownership = ownership
         self.rollups = MetricRollupStore(database: database)
         self.rates = ExchangeRateStore(database: database)
         self.reportingCurrency = reportingCurrency
+        self.database = database
     }
 
     package func series(actor: SoukActor, _ query: MetricsQuery) async throws -> MetricsAnswer {

@@ -19,10 +19,10 @@ package enum MetricsExportError: Error, CustomStringConvertible {
     }
 }
 
-/// `souk export metrics|cohorts` (docs/metrics.md, "Exports"): the lines of `MetricsExportLines` for
-/// an app the actor reaches with `metrics:read`. Metrics come from the daily rollup, converted into
-/// `currency` at each day's rates; cohorts are computed from the app's periods (the rollup keeps
-/// days, not cohorts), so they read the app's records once.
+/// `souk export metrics|cohorts` (docs/metrics.md, "Exports"), the consoles' downloads and the
+/// scheduled exports: the lines of `MetricsExportLines` for an app the actor reaches with
+/// `metrics:read`. Both come from the daily rollup, never from the purchases: metrics from its days,
+/// converted into `currency` at each day's rates; cohorts from its cohort table.
 package struct MetricsExports: Sendable {
     package let ownership: DeveloperOwnership
     package let database: SoukDatabase
@@ -35,34 +35,42 @@ package struct MetricsExports: Sendable {
     /// One line per day and metric (production), from `from` through `to`, after the CSV header.
     package func metrics(actor: SoukActor, app: String, from: MetricDay, to: MetricDay, format: MetricsExportFormat,
                          currency: String) async throws -> [String] {
-        try await check(actor: actor, app: app, currency: currency)
-        guard from <= to else { throw DeveloperOperationError.invalid(field: "from", "must not be after --to") }
-        let rows = try await MetricRollupStore(database: database).rows(app: app, sandbox: false, from: from, to: to)
-        let converter = try await ExchangeRateStore(database: database).converter(reportingCurrency: currency)
-        let byDay = Dictionary(grouping: rows, by: \.day)
-        var lines = format == .csv ? [MetricsExportLines.csvHeader] : []
-        var missing = MissingRates()
-        var day = from
-        while day <= to {
-            switch DayMetrics(day: day, rows: byDay[day] ?? []).reported(with: converter) {
-            case .success(let reported):
-                lines += reported.map { format == .csv ? MetricsExportLines.csv($0, app: app) : MetricsExportLines.jsonl($0, app: app) }
-            case .failure(let lacking):
-                missing.merge(lacking.rates)
-            }
-            day = day.adding(days: 1)
+        var lines: [String] = []
+        try await openMetrics(actor: actor, app: app, from: from, to: to, format: format, currency: currency).write { chunk in
+            lines += chunk.split(separator: "\n").map(String.init)
         }
-        guard missing.isEmpty else { throw MetricsExportError.missingRates(missing) }
         return lines
     }
 
-    /// One line per cohort cell (production), for the cohorts of `from` through `to`.
+    /// The metrics export of `from` through `to` as a stream, once the actor's reach, the range
+    /// and every day's exchange rates are checked.
+    package func openMetrics(actor: SoukActor, app: String, from: MetricDay, to: MetricDay, format: MetricsExportFormat,
+                             currency: String) async throws -> MetricsExportStream {
+        try await check(actor: actor, app: app, currency: currency)
+        return try await openMetrics(app: app, from: from, to: to, format: format, currency: currency)
+    }
+
+    /// The export without a reach check: for an organisation's scheduled export, checked by its caller.
+    package func openMetrics(app: String, from: MetricDay, to: MetricDay, format: MetricsExportFormat,
+                             currency: String) async throws -> MetricsExportStream {
+        guard from <= to else { throw DeveloperOperationError.invalid(field: "from", "must not be after --to") }
+        let converter = try await ExchangeRateStore(database: database).converter(reportingCurrency: currency)
+        return try await MetricsExportStream.open(app: app, from: from, to: to, format: format,
+                                                  rollups: MetricRollupStore(database: database), converter: converter)
+    }
+
+    /// One line per cohort cell (production), for the cohorts of `from` through `to`, each month
+    /// after a cohort up to `to` (and no later than the rollup's last day), after the CSV header.
     package func cohorts(actor: SoukActor, app: String, from: StatementMonth, to: StatementMonth,
                          format: MetricsExportFormat) async throws -> [String] {
         try await check(actor: actor, app: app, currency: nil)
+        return try await cohorts(app: app, from: from, to: to, format: format)
+    }
+
+    /// The cohort lines without a reach check: for an organisation's scheduled export.
+    package func cohorts(app: String, from: StatementMonth, to: StatementMonth, format: MetricsExportFormat) async throws -> [String] {
         guard from <= to else { throw DeveloperOperationError.invalid(field: "from-month", "must not be after --to-month") }
-        let periods = try await MetricPeriodGatherer(database: database).periods(app: app)
-        let cells = SubscriptionMetrics(periods: periods).cohorts(from: from, to: to)
+        let cells = try await MetricRollupStore(database: database).cohorts(app: app, sandbox: false, from: from, to: to)
         return (format == .csv ? [MetricsExportLines.cohortCSVHeader] : [])
             + cells.map { format == .csv ? MetricsExportLines.csv($0) : MetricsExportLines.jsonl($0) }
     }

@@ -201,8 +201,10 @@ public struct SubscriptionMetrics: Sendable {
 
     /// Cohort retention: for each month of a first paid period from `from` to `to`, and each month
     /// k after it up to `to`, the share of the cohort's accounts with an active subscription on the
-    /// last day of month cohort + k.
-    public func cohorts(from: StatementMonth, to: StatementMonth) -> [CohortCell] {
+    /// last day of month cohort + k. With `through` (the rollup passes today), a month not ended by
+    /// that day counts the accounts active on it ("as of today"), and later months have no cells.
+    public func cohorts(from: StatementMonth, to: StatementMonth, through: MetricDay? = nil) -> [CohortCell] {
+        let to = through.map { min(to, $0.month) } ?? to
         var members: [StatementMonth: [String]] = [:]
         for (account, start) in firstPaid {
             let month = StatementMonth(containing: start)
@@ -213,7 +215,8 @@ public struct SubscriptionMetrics: Sendable {
             let accounts = members[cohort]!
             var month = cohort, k = 0
             while month <= to {
-                let lastDay = MetricDay(containing: month.end).adding(days: -1)
+                let monthEnd = MetricDay(containing: month.end).adding(days: -1)
+                let lastDay = through.map { min(monthEnd, $0) } ?? monthEnd
                 let active = accounts.filter { accountIsActive($0, on: lastDay) }.count
                 cells.append(CohortCell(cohort: cohort, month: k, accounts: accounts.count, active: active))
                 month = StatementMonth(containing: month.end)

@@ -30,14 +30,16 @@ enum MetricsTemplates {
             <tbody>{{#rows}}<tr><td>{{label}}</td><td>{{value}}</td>{{#hasDetail}}<td>{{detail}}</td>{{/hasDetail}}</tr>{{/rows}}</tbody></table></div></details>
             {{#note}}<p class="muted">{{note}}</p>{{/note}}
             </figure>{{/chart}}
+            {{#cohorts}}{{> metrics-cohorts}}{{/cohorts}}
             {{^noApps}}{{#exportAction}}<h2>Downloads</h2>
-            <p>Every purchase or lifecycle event of an app recorded in a range of UTC days, as CSV or JSON Lines (buyers by
+            <p>Every purchase or lifecycle event of an app recorded in a range of UTC days, its daily metrics over the range (in
+            {{reportingCurrency}}), or its cohort table for the cohorts of the range's months, as CSV or JSON Lines (buyers by
             account token; the columns are in the documentation of exports).</p>
             <form method="get" action="{{exportAction}}" class="wide">
             <label for="export-app">App</label>
             <select id="export-app" name="app">{{#apps}}<option value="{{app}}"{{#selected}} selected{{/selected}}>{{app}}</option>{{/apps}}</select>
             <label for="export-kind">What</label>
-            <select id="export-kind" name="kind"><option value="purchases">Purchases</option><option value="events">Events</option></select>
+            <select id="export-kind" name="kind"><option value="purchases">Purchases</option><option value="events">Events</option><option value="metrics">Metrics</option><option value="cohorts">Cohorts</option></select>
             <label for="export-from">From (UTC day)</label>
             <input id="export-from" name="from" type="date" value="{{from}}" required>
             <label for="export-to">To (UTC day, included)</label>
@@ -46,6 +48,19 @@ enum MetricsTemplates {
             <select id="export-format" name="format"><option value="csv">CSV</option><option value="jsonl">JSON Lines</option></select>
             <button type="submit">Download</button>
             </form>{{/exportAction}}{{/noApps}}
+            """,
+        "metrics-cohorts": """
+            <h2 id="cohorts-heading">Retention by cohort</h2>
+            <p>Each row is a cohort: the accounts whose first paid subscription period began in that month (UTC, production).
+            Each column counts the months since; a cell is the share of the cohort's accounts with an active subscription at
+            the end of that month (of the month not yet ended: today), darker the higher.</p>
+            {{#empty}}<p class="muted">No account of this app has paid for a subscription in these twelve months (or the rollup has
+            not computed the app yet).</p>{{/empty}}
+            {{^empty}}<div class="table-wrap" tabindex="0" role="region" aria-labelledby="cohorts-heading"><table id="table-cohorts" class="cohorts">
+            <caption>{{caption}}</caption>
+            <thead><tr><th scope="col">Cohort</th><th scope="col">Accounts</th>{{#columns}}<th scope="col">{{label}}</th>{{/columns}}</tr></thead>
+            <tbody>{{#rows}}<tr><th scope="row">{{cohort}}</th><td>{{accounts}}</td>{{#cells}}<td class="{{heat}}">{{text}}<span class="visually-hidden"> {{hidden}}</span></td>{{/cells}}</tr>{{/rows}}</tbody>
+            </table></div>{{/empty}}
             """,
         "developer-metrics": """
             {{> start}}

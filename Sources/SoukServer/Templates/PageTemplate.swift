@@ -70,6 +70,7 @@ enum PageTemplate: String, CaseIterable, Sendable {
     case developerNav = "developer-nav"
     case image
     case metricsPage = "metrics-page"
+    case metricsCohorts = "metrics-cohorts"
     case pager
     case payoutStatement = "payout-statement"
     case start

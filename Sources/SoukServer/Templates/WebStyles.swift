@@ -52,6 +52,9 @@ enum WebStyles {
         .price{font-weight:700}
         nav.console{display:flex;flex-wrap:wrap;gap:.4rem 1rem;margin:0 0 1rem;padding:.5rem 0;border-bottom:1px solid #d2d2d7}
         .chart{max-width:100%;height:auto}
+        table.cohorts td{text-align:right;white-space:nowrap}table.cohorts caption{text-align:left;margin-bottom:.4rem;color:var(--muted)}
+        .heat-0{background:#f5f8fc}.heat-1{background:#e3ecf7}.heat-2{background:#d0def1}.heat-3{background:#bccfea}.heat-4{background:#a7c0e3}
+        .heat-5{background:#3670b5;color:#fff}.heat-6{background:#3369ad;color:#fff}.heat-7{background:#285a9a;color:#fff}.heat-8{background:#1d4a84;color:#fff}.heat-9{background:#12396b;color:#fff}
         code,pre{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:.92rem}
         pre{background:var(--soft);padding:.6rem;border-radius:.4rem;overflow-x:auto}
         ins{background:#e8f4ea;text-decoration:none}del{background:#fde8e8}

@@ -7,7 +7,8 @@ import SoukCore
 /// transaction. `catchUp` is one pass of the background job: each app whose records changed since
 /// its last pass is recomputed from the first day the change can alter (a late refund of an old
 /// purchase recomputes that purchase's days and every day after them, which depend on them), and
-/// every other app from the last day it computed (today's numbers grow until the day ends).
+/// every other app from the last day it computed (today's numbers grow until the day ends). Each
+/// computation also replaces the app's whole cohort table (`metric_cohorts`).
 public struct MetricRollupJob: Sendable {
     let database: SoukDatabase
     let now: @Sendable () -> Date
@@ -71,7 +72,7 @@ public struct MetricRollupJob: Sendable {
         let periods = try await MetricPeriodGatherer(database: database).periods(app: app)
         let first = periods.map { MetricDay(containing: $0.start) }.min() ?? today
         let start = min(max(from ?? first, first), today)
-        var rows: [MetricRollupRow] = []
+        var rows: [MetricRollupRow] = [], cohorts: [MetricCohortRow] = []
         for sandbox in [false, true] {
             let chosen = periods.filter { $0.sandbox == sandbox }
             guard !chosen.isEmpty else { continue }
@@ -84,13 +85,20 @@ public struct MetricRollupJob: Sendable {
             }
             for scope in scopes {
                 let metrics = SubscriptionMetrics(periods: scope.periods, sandbox: sandbox)
+                if scope.store == MetricRollupRow.all && scope.product == MetricRollupRow.all {
+                    // Every cohort, whatever day changed: a change to any period can move an account's
+                    // first paid month or its activity at any month's end after it.
+                    cohorts += metrics.cohorts(from: first.month, to: today.month, through: today)
+                        .map { MetricCohortRow(app: app, sandbox: sandbox, cell: $0) }
+                }
                 for day in metrics.days(from: start, through: today) {
                     rows += day.rollupRows(app: app, store: scope.store, product: scope.product, sandbox: sandbox)
                 }
             }
         }
         let position = MetricRollupPosition(throughDay: today, changesSeenAt: started.addingTimeInterval(-Self.clockMargin))
-        try await MetricRollupStore(database: database).replace(app: app, from: start, with: rows, position: position)
+        try await MetricRollupStore(database: database)
+            .replace(app: app, from: start, with: rows, cohorts: cohorts, position: position)
         return Written(app: app, from: start, days: today.ordinal - start.ordinal + 1, rows: rows.count)
     }
 }

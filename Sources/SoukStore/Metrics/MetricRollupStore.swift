@@ -17,11 +17,14 @@ public struct MetricRollupStore: Sendable {
         self.database = database
     }
 
-    /// Replaces the app's rows of `from` and every later day with `rows`, and records its position,
-    /// in one transaction: a reader sees the old days or the new ones, never half.
-    public func replace(app: String, from: MetricDay, with rows: [MetricRollupRow], position: MetricRollupPosition) async throws {
+    /// Replaces the app's rows of `from` and every later day with `rows`, its cohort table with
+    /// `cohorts`, and records its position, in one transaction: a reader sees the old days or the
+    /// new ones, never half.
+    public func replace(app: String, from: MetricDay, with rows: [MetricRollupRow], cohorts: [MetricCohortRow],
+                        position: MetricRollupPosition) async throws {
         try await database.transaction { db in
             let sql = db as! any SQLDatabase
+            try await Self.replaceCohorts(app: app, with: cohorts, on: sql)
             try await sql.raw("DELETE FROM metric_rollups WHERE app = \(bind: app) AND day >= \(bind: from.description)").run()
             for batch in stride(from: 0, to: rows.count, by: 100).map({ Array(rows[$0..<min($0 + 100, rows.count)]) }) {
                 var insert = sql.insert(into: "metric_rollups")

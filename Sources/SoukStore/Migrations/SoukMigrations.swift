@@ -106,5 +106,7 @@ enum SoukMigrations {
         // 049: the raw exports' indexes and the scheduled exports' record of days written
         AddExportIndexes(),
         CreateScheduledExports(),
+        // 051: the metrics rollup's cohort table
+        CreateMetricCohorts(),
     ]
 }

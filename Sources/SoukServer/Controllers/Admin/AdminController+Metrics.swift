@@ -13,9 +13,15 @@ extension AdminController {
     }
 
     /// `/admin/exports?kind=purchases|events&app=&from=&to=&format=csv|jsonl`: the raw export of any
-    /// app as a download, for operators (buyers by account token, as for developers).
+    /// app as a download, for operators (buyers by account token, as for developers);
+    /// `kind=metrics|cohorts`: its metrics or cohort table (`MetricsExportDownload`).
     @Sendable func exportDownload(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()
+        if let kind = request.uri.queryParameters["kind"].flatMap({ MetricsExportKind(rawValue: String($0)) }) {
+            let metrics = DeveloperMetrics(ownership: developerServices.ownership, database: runtime.database,
+                                           reportingCurrency: runtime.config.reportingCurrency)
+            return try await MetricsExportDownload.response(actor: Self.staffActor(session), kind: kind, request: request, metrics: metrics)
+        }
         return try await RawExportDownload.response(actor: Self.staffActor(session), kind: request.uri.queryParameters["kind"].map(String.init),
                                                     request: request, exports: developerServices.operations.rawExports)
     }

@@ -6,8 +6,9 @@ import SoukCore
 /// The metrics page, the same for the operator's console and the developer console (docs/metrics.md,
 /// "Pages"): a form (app, metric, date range, interval) and the metric chosen as a chart drawn by the
 /// server (`SVGChart`, as the dashboard draws its charts) with the same numbers as a table, read
-/// through `DeveloperMetrics` like the API. A console renders its own layout around the
-/// `metrics-page` partial with `values`; an app the actor does not reach is `notFound` (404).
+/// through `DeveloperMetrics` like the API, and below them the cohort table (`CohortHeatMap`). A
+/// console renders its own layout around the `metrics-page` partial with `values`; an app the actor
+/// does not reach is `notFound` (404).
 struct MetricsPage {
     /// What the form asked for, each field defaulted when absent.
     struct Form: Sendable {
@@ -81,6 +82,10 @@ struct MetricsPage {
             values["error"] = "\(field): \(problem)"
             return MetricsPage(values: values, status: .unprocessableContent)
         }
+        // The cohort table needs no exchange rate: it is shown beside a chart and beside a missing rate.
+        let last = form.to.month, first = last.adding(months: 1 - CohortHeatMap.months)
+        let cells = try await metrics.cohorts(actor: actor, app: app, from: first, to: last)
+        values["cohorts"] = [CohortHeatMap.values(app: app, cells: cells, through: last)]
         switch answer {
         case .points(let points, let currency):
             values["chart"] = [chart(query, points: points, currency: currency)]

@@ -13,9 +13,13 @@ extension DeveloperConsoleController {
     }
 
     /// `/developer/exports?kind=purchases|events&app=&from=&to=&format=csv|jsonl`: the raw export of
-    /// one of the organisation's apps as a download (the API's, with the member as actor).
+    /// one of the organisation's apps as a download (the API's, with the member as actor);
+    /// `kind=metrics|cohorts`: its metrics or cohort table (`MetricsExportDownload`).
     @Sendable func exportDownload(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireDeveloperSession()
+        if let kind = request.uri.queryParameters["kind"].flatMap({ MetricsExportKind(rawValue: String($0)) }) {
+            return try await MetricsExportDownload.response(actor: session.actor, kind: kind, request: request, metrics: metrics)
+        }
         return try await RawExportDownload.response(actor: session.actor, kind: request.uri.queryParameters["kind"].map(String.init),
                                                     request: request, exports: services.operations.rawExports)
     }
