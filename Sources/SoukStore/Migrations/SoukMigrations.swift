@@ -106,5 +106,8 @@ enum SoukMigrations {
         // 049: the raw exports' indexes and the scheduled exports' record of days written
         AddExportIndexes(),
         CreateScheduledExports(),
+        // 050: where a store transaction was bought, and the rollup's per-country numbers
+        UpdatePurchasesAddCountry(),
+        UpdateMetricRollupsAddCountry(),
     ]
 }
