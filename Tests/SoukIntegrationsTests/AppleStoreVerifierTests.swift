@@ -35,6 +35,9 @@ import Testing
         // What the signed transaction says was paid (milli-units) is kept for metrics.
         expected.price = transaction.price
         expected.currency = transaction.currency
+        // Where it was bought: the signed storefront (alpha-3, USA) as the alpha-2 country.
+        expected.country = "US"
+        #expect(transaction.storefront == "USA")
         #expect(expected.price != nil && verdict == .verified(expected))
         #expect(verifier.store == .appleStore)
     }

@@ -28,6 +28,8 @@ import Testing
             let coins = try #require(Play.verified(try await verifier.verify(Play.claim("coins", product: "coins.100", type: .consumable))))
             #expect(coins.transactionId == "GPA.5555-6666-7777-88888" && coins.quantity == 3 && coins.purchaseDate == bought)
             #expect(coins.purchaseOptionId == "bundle-3" && coins.offerId == "launch-discount")
+            // `regionCode`, alpha-2 as Google gives it, is where it was bought.
+            #expect(coins.country == "DE")
             #expect(coins.acknowledged == false && coins.consumed == false && coins.environment == .production && coins.storeReference == "coins")
             // v2 answered: v1 was not asked.
             #expect(rig.faults.requests(matching: "/purchases/productsv2/tokens/coins").count == 1)

@@ -92,6 +92,7 @@ import Testing
             #expect(purchase.environment == .production && purchase.app == Self.package)
             #expect(purchase.storeReference == "sub-token-1" && purchase.linkedStoreReference == "old-token-77")
             #expect(purchase.acknowledged == false && purchase.appAccountToken == "account-hash-1")
+            #expect(purchase.country == "DE")
             #expect(purchase.lifecycle == StoreLifecycle(state: .active, willRenew: true, periodType: .normal,
                                                          autoRenewStoreProductId: "premium.monthly", recheckAt: rig.now + 5 * Self.day))
             let paths = rig.faults.requests.map(\.path)
@@ -177,6 +178,7 @@ import Testing
             #expect(coins.storeProductId == "coins.100" && coins.type == .consumable && coins.quantity == 2)
             #expect(coins.purchaseDate == bought && coins.environment == .production && coins.lifecycle == nil)
             #expect(coins.acknowledged == false && coins.consumed == false && coins.revocationDate == nil && coins.storeReference == "coins")
+            #expect(coins.country == "DE")
 
             let tester = try #require(Self.verified(try await verifier.verify(Self.claim("tester", product: "coins.100", type: .consumable,
                                                                                          transactionId: "GPA.from-the-app"))))

@@ -24,10 +24,24 @@ import Testing
             Issue.record("not verified"); return
         }
         #expect(purchase.price == 4990 && purchase.currency == "EUR")
+        // No storefront in the payload: the country is unknown.
+        #expect(purchase.country == nil)
         guard case .verified(let unpriced) = AppleStoreVerifier.purchase(from: Self.appleTransaction(price: nil, currency: nil)) else {
             Issue.record("not verified"); return
         }
         #expect(unpriced.price == nil && unpriced.currency == nil)
+    }
+
+    /// Apple's `storefront` is ISO 3166-1 alpha-3; Souk keeps the country as alpha-2, and a code
+    /// that is no country as unknown.
+    @Test func applesStorefrontIsKeptAsTheCountry() throws {
+        for (storefront, country) in [("USA", "US"), ("DEU", "DE"), ("JPN", "JP"), ("ZZZ", nil)] as [(String, String?)] {
+            var transaction = Self.appleTransaction(price: 990, currency: "USD")
+            transaction.storefront = storefront
+            transaction.storefrontId = "143441"
+            guard case .verified(let purchase) = AppleStoreVerifier.purchase(from: transaction) else { Issue.record("not verified"); return }
+            #expect(purchase.country == country, "\(storefront)")
+        }
     }
 
     @Test func googleMoneyIsExactMilliunits() throws {

@@ -267,3 +267,11 @@ def test_a_developers_day_from_two_factor_sign_in_through_review_to_a_payout_sta
         assert table.find_element(By.TAG_NAME, "caption").text.startswith("Subscription retention by cohort of ")
     assert "cohorts" in [option.get_attribute("value") for option in driver.find_elements(By.CSS_SELECTOR, "#export-kind option")]
     browsers.check(driver, "metrics")
+    # One filter (docs/metrics.md, "Filters"): the sandbox, chosen in the form and sent by GET; it stays chosen.
+    Select(driver.find_element(By.ID, "metrics-environment")).select_by_value("sandbox")
+    submit(driver, "Show")
+    wait_for(lambda: "environment=sandbox" in driver.current_url, "the metrics of the sandbox")
+    assert Select(driver.find_element(By.ID, "metrics-environment")).first_selected_option.get_attribute("value") == "sandbox"
+    assert "(sandbox)" in driver.find_element(By.CSS_SELECTOR, "main figure details summary").text, driver.page_source
+    assert len(driver.find_elements(By.CSS_SELECTOR, "main figure table tbody tr")) == 30
+    browsers.check(driver, "metrics-filtered")

@@ -852,6 +852,11 @@ def flows_developer(c, buyer, souk_bin, work):
     c.call("GET", metrics, 404, query={**mq, "app": STUDIO}, headers=bearer(narrow), note="another organisation's app")
     c.call("GET", metrics, 400, query={**mq, "metric": "nope"}, headers=bearer(narrow))
     c.call("GET", metrics, 422, query={**mq, "from": "2099-01-01"}, headers=bearer(narrow), note="from after to")
+    # Filters (docs/metrics.md, "Filters"): one of store, product or country; a combination is refused.
+    c.call("GET", metrics, 200, query={**mq, "country": "DEU", "environment": "sandbox"}, headers=bearer(narrow))
+    c.call("GET", metrics, 200, query={**mq, "store": "apple_store"}, headers=bearer(narrow))
+    c.call("GET", metrics, 400, query={**mq, "store": "apple_store", "country": "DE"}, headers=bearer(narrow),
+           note="a combination the rollup does not keep")
     return key, app, item
 
 

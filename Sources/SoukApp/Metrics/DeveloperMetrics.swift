@@ -10,11 +10,15 @@ package struct MetricsQuery: Sendable {
     package var to: MetricDay
     package var interval: MetricInterval
     package var sandbox: Bool
+    /// Which of the app's periods count: all of them, or one store's, product's or country's.
+    package var scope: MetricScope
 
     /// The longest range one answer covers.
     package static let maxDays = 3_660
 
-    package init(app: String, metric: MetricName, from: MetricDay, to: MetricDay, interval: MetricInterval, sandbox: Bool) {
+    package init(app: String, metric: MetricName, from: MetricDay, to: MetricDay, interval: MetricInterval, sandbox: Bool,
+                 scope: MetricScope = .all) {
+        self.scope = scope
         self.app = app
         self.metric = metric
         self.from = from
@@ -48,6 +52,14 @@ package struct DeveloperMetrics: Sendable {
         self.database = database
     }
 
+    /// The products and countries the app's rollup has numbers of (what a filter can choose), for
+    /// an actor that reaches the app.
+    package func choices(actor: SoukActor, app: String, sandbox: Bool) async throws -> (products: [String], countries: [String]) {
+        try DeveloperOwnership.authorizeReading(actor, .metricsRead)
+        try await ownership.reach(catalog: app, for: actor)
+        return try await rollups.dimensions(app: app, sandbox: sandbox)
+    }
+
     package func series(actor: SoukActor, _ query: MetricsQuery) async throws -> MetricsAnswer {
         try DeveloperOwnership.authorizeReading(actor, .metricsRead)
         try await ownership.reach(catalog: query.app, for: actor)
@@ -55,7 +67,9 @@ package struct DeveloperMetrics: Sendable {
         guard query.to.ordinal - query.from.ordinal < MetricsQuery.maxDays else {
             throw DeveloperOperationError.invalid(field: "to", "at most \(MetricsQuery.maxDays) days from from")
         }
-        let rows = try await rollups.rows(app: query.app, sandbox: query.sandbox, metrics: MetricSeries.sources(of: query.metric),
+        let scope = query.scope
+        let rows = try await rollups.rows(app: query.app, sandbox: query.sandbox, store: scope.store, product: scope.product,
+                                          country: scope.country, metrics: MetricSeries.sources(of: query.metric),
                                           from: query.from, to: query.to)
         let converter = try await rates.converter(reportingCurrency: reportingCurrency)
         switch MetricSeries.points(query.metric, rows: rows, from: query.from, to: query.to, interval: query.interval, converter: converter) {

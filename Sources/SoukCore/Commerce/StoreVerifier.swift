@@ -82,6 +82,9 @@ public struct VerifiedPurchase: Sendable, Equatable {
     public var price: Int64?
     /// ISO 4217 code of `price`.
     public var currency: String?
+    /// Where it was bought, ISO 3166-1 alpha-2 (`CountryCode`): Apple's `storefront`, Google's
+    /// `regionCode`; nil where the store does not say (docs/metrics.md, "Filters").
+    public var country: String?
 
     public init(store: CommerceStore, transactionId: String, originalTransactionId: String, storeProductId: String,
                 type: ProductType?, purchaseDate: Date, originalPurchaseDate: Date? = nil, expiresDate: Date? = nil,

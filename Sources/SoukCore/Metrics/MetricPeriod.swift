@@ -57,6 +57,10 @@ public struct MetricPeriod: Sendable, Hashable {
     /// prices, a store whose answer carries none). Such a period counts as a subscription, but its
     /// money is named as "price unknown" rather than counted as zero.
     public var priceKnown = true
+    /// Where the buyer bought it, ISO 3166-1 alpha-2 (`CountryCode`), as the store stated it; nil
+    /// where unknown (a store that does not say, the marketplace's own checkout, a purchase recorded
+    /// before Souk kept it). Such a period counts everywhere except in a country's numbers.
+    public var country: String?
 
     public init(subscription: String, account: String, app: String, store: String, product: String, sandbox: Bool = false,
                 kind: Kind = .subscription, start: Date, end: Date?, isTrial: Bool = false, price: Int64, currency: String,

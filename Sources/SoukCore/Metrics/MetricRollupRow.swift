@@ -1,7 +1,8 @@
 import Foundation
 
 /// One row of the daily rollup (`metric_rollups`, docs/metrics.md "The daily rollup"): one metric
-/// of one app's day, for all stores and products (`"*"`) or one of them, in one environment. Money
+/// of one app's day, for all stores, products and countries (`"*"`) or one of them
+/// (`MetricScope`), in one environment. Money
 /// is kept per currency as it was paid, exact, before conversion (so a rate set later applies
 /// without recomputing); counts have no currency. A money metric's payments without a known price
 /// are a row with an empty currency whose value is how many there were.
@@ -12,6 +13,8 @@ public struct MetricRollupRow: Sendable, Equatable, Hashable {
     public var app: String
     public var store: String
     public var product: String
+    /// ISO 3166-1 alpha-2, or `"*"`: every period, whether its country is known or not.
+    public var country: String
     public var sandbox: Bool
     public var day: MetricDay
     public var metric: MetricName
@@ -22,11 +25,12 @@ public struct MetricRollupRow: Sendable, Equatable, Hashable {
     /// `churned`: every reason's count.
     public var breakdown: [String: Int64]?
 
-    public init(app: String, store: String = all, product: String = all, sandbox: Bool = false, day: MetricDay, metric: MetricName,
-                currency: String = "", value: Decimal, breakdown: [String: Int64]? = nil) {
+    public init(app: String, store: String = all, product: String = all, country: String = all, sandbox: Bool = false, day: MetricDay,
+                metric: MetricName, currency: String = "", value: Decimal, breakdown: [String: Int64]? = nil) {
         self.app = app
         self.store = store
         self.product = product
+        self.country = country
         self.sandbox = sandbox
         self.day = day
         self.metric = metric
@@ -38,11 +42,10 @@ public struct MetricRollupRow: Sendable, Equatable, Hashable {
 
 extension DayMetrics {
     /// The day as rollup rows (net revenue is not stored: it is revenue − refunds after conversion).
-    public func rollupRows(app: String, store: String = MetricRollupRow.all, product: String = MetricRollupRow.all,
-                           sandbox: Bool) -> [MetricRollupRow] {
+    public func rollupRows(app: String, scope: MetricScope = .all, sandbox: Bool) -> [MetricRollupRow] {
         func row(_ metric: MetricName, _ value: Decimal, currency: String = "", breakdown: [String: Int64]? = nil) -> MetricRollupRow {
-            MetricRollupRow(app: app, store: store, product: product, sandbox: sandbox, day: day, metric: metric, currency: currency,
-                            value: value, breakdown: breakdown)
+            MetricRollupRow(app: app, store: scope.store, product: scope.product, country: scope.country, sandbox: sandbox, day: day,
+                            metric: metric, currency: currency, value: value, breakdown: breakdown)
         }
         var rows = [
             row(.activeSubscriptions, Decimal(activeSubscriptions)), row(.activeTrials, Decimal(activeTrials)),

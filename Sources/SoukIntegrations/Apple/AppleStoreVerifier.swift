@@ -207,6 +207,8 @@ public struct AppleStoreVerifier: StoreVerifier {
             purchase.price = price
             purchase.currency = currency
         }
+        // The storefront is ISO 3166-1 alpha-3 (`USA`); Souk keeps countries as alpha-2.
+        purchase.country = CountryCode.normalized(transaction.storefront)
         return .verified(purchase)
     }
 

@@ -62,6 +62,7 @@ extension GooglePlayStoreVerifier {
             consumed: claim.productType == .nonConsumable ? nil : offer?.consumptionState == "CONSUMPTION_STATE_CONSUMED")
         verified.purchaseOptionId = Self.nonEmpty(offer?.purchaseOptionId)
         verified.offerId = Self.nonEmpty(offer?.offerId)
+        verified.country = CountryCode.normalized(product.regionCode)
         return verified
     }
 }

@@ -121,15 +121,18 @@ public struct GooglePlayStoreVerifier: StoreVerifier {
         let orderId = Self.nonEmpty(product.orderId) ?? receipt.orderId ?? Self.claimedOrderId(claim, receipt) ?? Self.tokenId(receipt.token)
         let purchased = product.purchaseTimeMillis.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? now
         let cancelled = product.purchaseState == 1
-        return VerifiedPurchase(store: .googlePlay, transactionId: orderId, originalTransactionId: orderId,
-                                storeProductId: Self.nonEmpty(product.productId) ?? productId, type: claim.productType,
-                                purchaseDate: purchased, originalPurchaseDate: purchased,
-                                revocationDate: cancelled ? now : nil, revocationReason: cancelled ? "purchaseState 1" : nil,
-                                quantity: max(1, product.quantity ?? 1),
-                                environment: product.purchaseType == 0 ? .sandbox : .production, app: claim.app, signedDate: now,
-                                appAccountToken: Self.nonEmpty(product.obfuscatedExternalAccountId), storeReference: receipt.token,
-                                acknowledged: product.acknowledgementState == 1,
-                                consumed: claim.productType == .nonConsumable ? nil : product.consumptionState == 1)
+        var verified = VerifiedPurchase(store: .googlePlay, transactionId: orderId, originalTransactionId: orderId,
+                                        storeProductId: Self.nonEmpty(product.productId) ?? productId, type: claim.productType,
+                                        purchaseDate: purchased, originalPurchaseDate: purchased,
+                                        revocationDate: cancelled ? now : nil, revocationReason: cancelled ? "purchaseState 1" : nil,
+                                        quantity: max(1, product.quantity ?? 1),
+                                        environment: product.purchaseType == 0 ? .sandbox : .production, app: claim.app, signedDate: now,
+                                        appAccountToken: Self.nonEmpty(product.obfuscatedExternalAccountId), storeReference: receipt.token,
+                                        acknowledged: product.acknowledgementState == 1,
+                                        consumed: claim.productType == .nonConsumable ? nil : product.consumptionState == 1)
+        // `regionCode`: the ISO 3166-1 alpha-2 billing region of the buyer when the product was granted.
+        verified.country = CountryCode.normalized(product.regionCode)
+        return verified
     }
 
     // MARK: Subscriptions
@@ -191,6 +194,8 @@ public struct GooglePlayStoreVerifier: StoreVerifier {
             verified.price = milli
             verified.currency = money.currencyCode?.uppercased()
         }
+        // `regionCode`: the ISO 3166-1 alpha-2 billing region of the buyer when the subscription was granted.
+        verified.country = CountryCode.normalized(subscription.regionCode)
         return .verified(verified)
     }
 

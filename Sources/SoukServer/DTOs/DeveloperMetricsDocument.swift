@@ -30,5 +30,10 @@ struct DeveloperMetricsDocument: Encodable {
     var to: String
     /// The reporting currency, for money only.
     var currency: String?
+    /// The filter asked for (at most one of the three), absent when not filtered.
+    var store: String?
+    var product: String?
+    /// ISO 3166-1 alpha-2.
+    var country: String?
     var points: [Point]
 }

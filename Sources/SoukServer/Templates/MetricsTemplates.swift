@@ -6,9 +6,11 @@ enum MetricsTemplates {
     static let all: [String: String] = [
         "metrics-page": """
             <h1>Metrics</h1>
-            <p>The numbers of an app's subscriptions and sales, from the daily rollup: production only, days in UTC,
-            money converted into {{reportingCurrency}} at the exchange rate in force on each day. A level (monthly recurring
-            revenue, active subscriptions and trials) is its value at the end of each interval; the others are the sum of its days.</p>
+            <p>The numbers of an app's subscriptions and sales, from the daily rollup: production unless the sandbox is chosen,
+            days in UTC, money converted into {{reportingCurrency}} at the exchange rate in force on each day. A level (monthly recurring
+            revenue, active subscriptions and trials) is its value at the end of each interval; the others are the sum of its days.
+            Filter by one store, one product or one country at a time (country where known: purchases whose store did not say
+            where they were made count in every number but a country's).</p>
             {{#noApps}}<p class="muted">No app has an in-app catalog yet: metrics are kept for the apps of in-app catalogs.</p>{{/noApps}}
             {{^noApps}}<form method="get" action="{{action}}" class="wide">
             <label for="metrics-app">App</label>
@@ -21,6 +23,14 @@ enum MetricsTemplates {
             <input id="metrics-to" name="to" type="date" value="{{to}}" required>
             <label for="metrics-interval">Interval</label>
             <select id="metrics-interval" name="interval">{{#intervals}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/intervals}}</select>
+            <label for="metrics-environment">Environment</label>
+            <select id="metrics-environment" name="environment">{{#environments}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/environments}}</select>
+            <label for="metrics-store">Store</label>
+            <select id="metrics-store" name="store"><option value="">Every store</option>{{#stores}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/stores}}</select>
+            <label for="metrics-product">Product</label>
+            <select id="metrics-product" name="product"><option value="">Every product</option>{{#products}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/products}}</select>
+            <label for="metrics-country">Country (where known)</label>
+            <select id="metrics-country" name="country"><option value="">Every country</option>{{#countries}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/countries}}</select>
             <button type="submit">Show</button>
             </form>{{/noApps}}
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}

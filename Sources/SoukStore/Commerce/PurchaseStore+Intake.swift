@@ -258,14 +258,15 @@ extension PurchaseStore {
             .columns("id", "app", "account_id", "store", "status", "environment", "product_id", "store_product_id", "claimed_transaction_id",
                      "user_id", "transaction_id", "original_transaction_id", "product_type", "purchase_date", "original_purchase_date",
                      "expires_date", "revoked_at", "revocation_reason", "quantity", "ownership_type", "signed_date", "attempts",
-                     "created_at", "updated_at", "price_milliunits", "currency")
+                     "created_at", "updated_at", "price_milliunits", "currency", "country")
             .values(SQLBind(id), SQLBind(claim.app), SQLBind(intake.account), SQLBind(claim.store.rawValue),
                     SQLBind(PurchaseStatus.granted.rawValue), SQLBind(environment.rawValue), SQLBind(intake.product.id),
                     SQLBind(verified.storeProductId), SQLBind(claim.transactionId), SQLBind(claim.userId), SQLBind(verified.transactionId),
                     SQLBind(verified.originalTransactionId), SQLBind(intake.product.type.rawValue), SQLBind(verified.purchaseDate),
                     SQLBind(verified.originalPurchaseDate), SQLBind(verified.expiresDate), SQLBind(verified.revocationDate),
                     SQLBind(verified.revocationReason), SQLBind(max(1, verified.quantity)), SQLBind(verified.ownershipType),
-                    SQLBind(verified.signedDate), SQLBind(0), SQLBind(at), SQLBind(at), SQLBind(verified.price), SQLBind(verified.currency))
+                    SQLBind(verified.signedDate), SQLBind(0), SQLBind(at), SQLBind(at), SQLBind(verified.price), SQLBind(verified.currency),
+                    SQLBind(verified.country))
             .run()
     }
 
@@ -282,6 +283,7 @@ extension PurchaseStore {
             .set("signed_date", to: verified.signedDate).set("receipt", to: SQLLiteral.null).set("next_attempt_at", to: SQLLiteral.null)
             .set("last_error", to: SQLLiteral.null).set("updated_at", to: at)
             .set("price_milliunits", to: SQLBind(verified.price)).set("currency", to: SQLBind(verified.currency))
+            .set("country", to: SQLBind(verified.country))
             .where("id", .equal, id)
             .run()
     }
@@ -296,6 +298,8 @@ extension PurchaseStore {
             // A price once stated stays; a later statement fills one that was unknown.
             .set(SQLIdentifier("price_milliunits"), to: SQLFunction("COALESCE", args: SQLIdentifier("price_milliunits"), SQLBind(verified.price)))
             .set(SQLIdentifier("currency"), to: SQLFunction("COALESCE", args: SQLIdentifier("currency"), SQLBind(verified.currency)))
+            // The country the purchase was made in stays too (a later statement fills an unknown one).
+            .set(SQLIdentifier("country"), to: SQLFunction("COALESCE", args: SQLIdentifier("country"), SQLBind(verified.country)))
             .where("id", .equal, existing.paymentId)
             .run()
         if existing.revokedAt == nil, verified.revocationDate != nil {

@@ -41,7 +41,7 @@ public struct MetricPeriodGatherer: Sendable {
         let rows = try await database.sql.raw("""
             SELECT p.id, p.account_id, p.store, p.environment, p.product_id, p.transaction_id, p.original_transaction_id, p.product_type,
             p.purchase_date, p.expires_date, p.revoked_at, p.subscription_state, p.will_renew, p.grace_expires_at, p.period_type,
-            p.refunded_amount, p.price_milliunits, p.currency,
+            p.refunded_amount, p.price_milliunits, p.currency, p.country,
             (SELECT MIN(e.occurred_at) FROM commerce_events e WHERE e.payment_id = p.id AND e.type = 'refund') AS refund_event_at
             FROM purchases p WHERE p.app = \(bind: app) AND p.status = 'granted' AND p.purchase_date IS NOT NULL
             """).all()
@@ -71,6 +71,7 @@ public struct MetricPeriodGatherer: Sendable {
                 sandbox: sandbox, kind: subscription ? .subscription : .oneTime, start: start,
                 end: subscription ? expires : nil, isTrial: isTrial,
                 price: 0, currency: currency ?? "", billingPeriod: billingPeriod?.description)
+            period.country = CountryCode.normalized(try row.decode(column: "country", as: String?.self))
             if !isTrial {
                 if let milli, let currency, let minor = Self.minorUnits(milli, currency) {
                     period.price = minor

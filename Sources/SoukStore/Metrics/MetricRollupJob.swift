@@ -2,8 +2,8 @@ import Foundation
 import SoukCore
 
 /// Computes the daily rollup (docs/metrics.md, "The daily rollup"): for an app, every day from a
-/// first day through today, in both environments, for all stores and products together and for
-/// each store and each product alone; the days from the first changed one on are replaced in one
+/// first day through today, in both environments, for every scope `MetricScope.rolledUp` names (all
+/// stores, products and countries together, each store, each product, each known country alone); the days from the first changed one on are replaced in one
 /// transaction. `catchUp` is one pass of the background job: each app whose records changed since
 /// its last pass is recomputed from the first day the change can alter (a late refund of an old
 /// purchase recomputes that purchase's days and every day after them, which depend on them), and
@@ -76,23 +76,16 @@ public struct MetricRollupJob: Sendable {
         for sandbox in [false, true] {
             let chosen = periods.filter { $0.sandbox == sandbox }
             guard !chosen.isEmpty else { continue }
-            var scopes: [(store: String, product: String, periods: [MetricPeriod])] = [(MetricRollupRow.all, MetricRollupRow.all, chosen)]
-            for (store, some) in Dictionary(grouping: chosen, by: \.store).sorted(by: { $0.key < $1.key }) {
-                scopes.append((store, MetricRollupRow.all, some))
-            }
-            for (product, some) in Dictionary(grouping: chosen, by: \.product).sorted(by: { $0.key < $1.key }) {
-                scopes.append((MetricRollupRow.all, product, some))
-            }
-            for scope in scopes {
-                let metrics = SubscriptionMetrics(periods: scope.periods, sandbox: sandbox)
-                if scope.store == MetricRollupRow.all && scope.product == MetricRollupRow.all {
+            for (scope, some) in MetricScope.rolledUp(chosen) {
+                let metrics = SubscriptionMetrics(periods: some, sandbox: sandbox)
+                if scope == .all {
                     // Every cohort, whatever day changed: a change to any period can move an account's
                     // first paid month or its activity at any month's end after it.
                     cohorts += metrics.cohorts(from: first.month, to: today.month, through: today)
                         .map { MetricCohortRow(app: app, sandbox: sandbox, cell: $0) }
                 }
                 for day in metrics.days(from: start, through: today) {
-                    rows += day.rollupRows(app: app, store: scope.store, product: scope.product, sandbox: sandbox)
+                    rows += day.rollupRows(app: app, scope: scope, sandbox: sandbox)
                 }
             }
         }

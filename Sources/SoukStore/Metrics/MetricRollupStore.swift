@@ -28,9 +28,9 @@ public struct MetricRollupStore: Sendable {
             try await sql.raw("DELETE FROM metric_rollups WHERE app = \(bind: app) AND day >= \(bind: from.description)").run()
             for batch in stride(from: 0, to: rows.count, by: 100).map({ Array(rows[$0..<min($0 + 100, rows.count)]) }) {
                 var insert = sql.insert(into: "metric_rollups")
-                    .columns("app", "store", "product", "environment", "day", "metric", "currency", "value", "breakdown")
+                    .columns("app", "store", "product", "country", "environment", "day", "metric", "currency", "value", "breakdown")
                 for row in batch {
-                    insert = insert.values(SQLBind(row.app), SQLBind(row.store), SQLBind(row.product),
+                    insert = insert.values(SQLBind(row.app), SQLBind(row.store), SQLBind(row.product), SQLBind(row.country),
                                            SQLBind(row.sandbox ? CommerceEnvironment.sandbox.rawValue : CommerceEnvironment.production.rawValue),
                                            SQLBind(row.day.description), SQLBind(row.metric.rawValue), SQLBind(row.currency),
                                            SQLBind(Self.text(row.value)), SQLBind(try row.breakdown.map(Self.json)))
@@ -45,16 +45,17 @@ public struct MetricRollupStore: Sendable {
         }
     }
 
-    /// The rows of one app, environment and scope (`"*"`: every store or product) from `from`
-    /// through `to`, for `metrics` (every metric when empty).
+    /// The rows of one app, environment and scope (`"*"`: every store, product or country) from
+    /// `from` through `to`, for `metrics` (every metric when empty).
     public func rows(app: String, sandbox: Bool, store: String = MetricRollupRow.all, product: String = MetricRollupRow.all,
-                     metrics: [MetricName] = [], from: MetricDay, to: MetricDay) async throws -> [MetricRollupRow] {
+                     country: String = MetricRollupRow.all, metrics: [MetricName] = [], from: MetricDay,
+                     to: MetricDay) async throws -> [MetricRollupRow] {
         var query = database.sql.select()
-            .columns("app", "store", "product", "environment", "day", "metric", "currency", "value", "breakdown")
+            .columns("app", "store", "product", "country", "environment", "day", "metric", "currency", "value", "breakdown")
             .from("metric_rollups")
             .where("app", .equal, app)
             .where("environment", .equal, sandbox ? CommerceEnvironment.sandbox.rawValue : CommerceEnvironment.production.rawValue)
-            .where("store", .equal, store).where("product", .equal, product)
+            .where("store", .equal, store).where("product", .equal, product).where("country", .equal, country)
             .where("day", .greaterThanOrEqual, from.description).where("day", .lessThanOrEqual, to.description)
         if !metrics.isEmpty { query = query.where("metric", .in, metrics.map(\.rawValue)) }
         return try await query.orderBy("day").orderBy("metric").orderBy("currency").all().compactMap { row in
@@ -67,10 +68,26 @@ public struct MetricRollupStore: Sendable {
                 .flatMap { try? JSONDecoder().decode([String: Int64].self, from: Data($0.utf8)) }
             return MetricRollupRow(app: try row.decode(column: "app", as: String.self), store: try row.decode(column: "store", as: String.self),
                                    product: try row.decode(column: "product", as: String.self),
+                                   country: try row.decode(column: "country", as: String.self),
                                    sandbox: try row.decode(column: "environment", as: String.self) == CommerceEnvironment.sandbox.rawValue,
                                    day: day, metric: metric, currency: try row.decode(column: "currency", as: String.self), value: value,
                                    breakdown: breakdown)
         }
+    }
+
+    /// The products and the countries that have rows of their own in the app's rollup (of one
+    /// environment), sorted: what a filter of the app's metrics can choose.
+    public func dimensions(app: String, sandbox: Bool) async throws -> (products: [String], countries: [String]) {
+        let environment = sandbox ? CommerceEnvironment.sandbox.rawValue : CommerceEnvironment.production.rawValue
+        let products = try await database.sql.raw("""
+            SELECT DISTINCT product AS value FROM metric_rollups WHERE app = \(bind: app) AND environment = \(bind: environment)
+            AND store = '*' AND product <> '*'
+            """).all().map { try $0.decode(column: "value", as: String.self) }
+        let countries = try await database.sql.raw("""
+            SELECT DISTINCT country AS value FROM metric_rollups WHERE app = \(bind: app) AND environment = \(bind: environment)
+            AND store = '*' AND product = '*' AND country <> '*'
+            """).all().map { try $0.decode(column: "value", as: String.self) }
+        return (products.sorted(), countries.sorted())
     }
 
     public func position(app: String) async throws -> MetricRollupPosition? {

@@ -106,6 +106,9 @@ enum SoukMigrations {
         // 049: the raw exports' indexes and the scheduled exports' record of days written
         AddExportIndexes(),
         CreateScheduledExports(),
+        // 050: where a store transaction was bought, and the rollup's per-country numbers
+        UpdatePurchasesAddCountry(),
+        UpdateMetricRollupsAddCountry(),
         // 051: the metrics rollup's cohort table
         CreateMetricCohorts(),
     ]

@@ -4,7 +4,8 @@ import SoukApp
 import SoukCore
 
 /// The metrics page, the same for the operator's console and the developer console (docs/metrics.md,
-/// "Pages"): a form (app, metric, date range, interval) and the metric chosen as a chart drawn by the
+/// "Pages"): a form (app, metric, date range, interval, and the filters: store, product, country,
+/// environment) and the metric chosen as a chart drawn by the
 /// server (`SVGChart`, as the dashboard draws its charts) with the same numbers as a table, read
 /// through `DeveloperMetrics` like the API, and below them the cohort table (`CohortHeatMap`). A
 /// console renders its own layout around the `metrics-page` partial with `values`; an app the actor
@@ -17,6 +18,12 @@ struct MetricsPage {
         var from: MetricDay
         var to: MetricDay
         var interval: MetricInterval = .day
+        /// The store, product or country and the environment (`MetricsFilter`); the values as
+        /// given, so the form shows them chosen again.
+        var filter = MetricsFilter()
+        var store: String?
+        var product: String?
+        var country: String?
         /// The first malformed field, named.
         var error: String?
     }
@@ -52,6 +59,14 @@ struct MetricsPage {
         if let name = text("interval") {
             if let interval = MetricInterval(rawValue: name) { form.interval = interval } else { problems.append("interval: day, week or month") }
         }
+        (form.store, form.product, form.country) = (text("store"), text("product"), text("country"))
+        do {
+            form.filter = try MetricsFilter.parse(store: form.store, product: form.product, country: form.country,
+                                                  environment: text("environment"))
+            form.country = form.filter.scope.country == MetricScope.every ? form.country : form.filter.scope.country
+        } catch {
+            problems.append(error.description)
+        }
         form.error = problems.isEmpty ? nil : problems.joined(separator: "; ")
         return form
     }
@@ -70,11 +85,15 @@ struct MetricsPage {
             values["noApps"] = true
             return MetricsPage(values: values, status: .ok)
         }
+        // Another's app is not found before anything else is said of the query.
+        let choices = try await metrics.choices(actor: actor, app: app, sandbox: form.filter.sandbox)
+        values.merge(filterValues(form, products: choices.products, countries: choices.countries)) { $1 }
         if let error = form.error {
             values["error"] = error
             return MetricsPage(values: values, status: .badRequest)
         }
-        let query = MetricsQuery(app: app, metric: form.metric, from: form.from, to: form.to, interval: form.interval, sandbox: false)
+        let query = MetricsQuery(app: app, metric: form.metric, from: form.from, to: form.to, interval: form.interval,
+                                 sandbox: form.filter.sandbox, scope: form.filter.scope)
         let answer: MetricsAnswer
         do {
             answer = try await metrics.series(actor: actor, query)
@@ -117,7 +136,7 @@ struct MetricsPage {
             return row
         }
         var values: [String: Any] = [
-            "svg": chart.svg, "title": "\(name) of \(query.app)", "unit": unit, "id": "table-" + SVGChart.slug(chart.title), "rows": rows,
+            "svg": chart.svg, "title": "\(name) of \(query.app)\(filterTitle(query))", "unit": unit, "id": "table-" + SVGChart.slug(chart.title), "rows": rows,
             "valueHeader": currency.map { "Value (\($0))" } ?? "Value",
             "periodHeader": ["day": "Day", "week": "Week from", "month": "Month"][each] ?? "Day",
             "hasDetail": detailHeader != nil,

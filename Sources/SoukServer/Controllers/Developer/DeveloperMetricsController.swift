@@ -4,7 +4,7 @@ import SoukApp
 import SoukCore
 
 /// `GET /api/v1/developer/metrics?metric=&from=&to=&interval=day|week|month&app=[&environment=sandbox]`
-/// (docs/metrics.md, "The API"): an app's metric from the daily rollup, for a developer API key with
+/// `[&store=|&product=|&country=]` (docs/metrics.md, "The API" and "Filters"): an app's metric from the daily rollup, for a developer API key with
 /// `metrics:read` whose organisation owns the app's catalog. A day whose money lacks an exchange
 /// rate is a `409` problem naming each currency and day, never a guess.
 struct DeveloperMetricsController {
@@ -23,7 +23,8 @@ struct DeveloperMetricsController {
             return DeveloperAPIController.json(DeveloperMetricsDocument(
                 app: query.app, metric: query.metric.rawValue, interval: query.interval.rawValue,
                 environment: query.sandbox ? "sandbox" : "production", from: query.from.description, to: query.to.description,
-                currency: currency, points: points.map(DeveloperMetricsDocument.Point.init)))
+                currency: currency, store: Self.named(query.scope.store), product: Self.named(query.scope.product),
+                country: Self.named(query.scope.country), points: points.map(DeveloperMetricsDocument.Point.init)))
         case .missingRates(let missing):
             throw Problem(.conflict, "The metric cannot be converted: \(missing.description).", type: "urn:souk:problem:missing-exchange-rate")
         }
@@ -48,14 +49,13 @@ struct DeveloperMetricsController {
         guard let interval = MetricInterval(rawValue: text("interval") ?? "day") else {
             throw DeveloperOperationError.badParameter(field: "interval", "must be day, week or month")
         }
-        let sandbox: Bool
-        switch text("environment") ?? "production" {
-        case "production": sandbox = false
-        case "sandbox": sandbox = true
-        default: throw DeveloperOperationError.badParameter(field: "environment", "must be production or sandbox")
-        }
-        return MetricsQuery(app: app, metric: metric, from: from, to: to, interval: interval, sandbox: sandbox)
+        let filter = try MetricsFilter.parse(store: text("store"), product: text("product"), country: text("country"),
+                                             environment: text("environment"))
+        return MetricsQuery(app: app, metric: metric, from: from, to: to, interval: interval, sandbox: filter.sandbox, scope: filter.scope)
     }
+
+    /// A filter's value in the answer; nil for every store, product or country.
+    static func named(_ value: String) -> String? { value == MetricScope.every ? nil : value }
 
     static let metricNames = MetricName.allCases.map(\.rawValue).joined(separator: ", ")
 }
