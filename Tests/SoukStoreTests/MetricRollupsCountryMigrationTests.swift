@@ -16,7 +16,7 @@ import Testing
             let position = MetricRollupPosition(throughDay: day, changesSeenAt: day.start)
             let rows = [MetricRollupRow(app: "com.example.reader", day: day, metric: .activeSubscriptions, value: 3),
                         MetricRollupRow(app: "com.example.reader", country: "DE", day: day, metric: .activeSubscriptions, value: 1)]
-            try await store.replace(app: "com.example.reader", from: day, with: rows, position: position)
+            try await store.replace(app: "com.example.reader", from: day, with: rows, cohorts: [], position: position)
             func stored(_ country: String) async throws -> [Decimal] {
                 try await store.rows(app: "com.example.reader", sandbox: false, country: country, from: day, to: day).map(\.value)
             }
@@ -31,7 +31,7 @@ import Testing
             #expect(try await stored("*") == [3])
             #expect(try await stored("DE").isEmpty)
             // The unique key includes the country: the same day's rows of every country and of DE live side by side.
-            try await store.replace(app: "com.example.reader", from: day, with: rows, position: position)
+            try await store.replace(app: "com.example.reader", from: day, with: rows, cohorts: [], position: position)
             #expect(try await stored("*") == [3])
             #expect(try await stored("DE") == [1])
         }
