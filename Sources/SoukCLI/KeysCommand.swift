@@ -54,7 +54,7 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             let owner = try appleItemId.map { try parseAppleID($0, option: "--apple-item-id") } ?? InstallVerificationKeyRecord.marketplaceOwner
             try await withRuntime(settings) { runtime in
-                if owner != InstallVerificationKeyRecord.marketplaceOwner { _ = try await runtime.catalog.app(appleItemId: owner) }
+                if owner != InstallVerificationKeyRecord.marketplaceOwner { _ = try await runtime.catalog.appRecord(appleItemId: owner) }
                 let before = try await runtime.installVerificationKeys.activeKeys()[owner]?.kid
                 let record = try await runtime.installVerificationKeys.rotate(owner: owner, kid: keyId)
                 try await runtime.auditCLI(.keyRotate, target: owner == InstallVerificationKeyRecord.marketplaceOwner ? "key:marketplace" : "key:app:\(owner)",
