@@ -26,7 +26,7 @@ public struct InstallLinks: Sendable {
         let account = try await catalog.people.requireAccount(email: email)
         let accountID = account.id
         guard !account.disabled else { throw CatalogError.invalid("account \(account.email) is disabled") }
-        let marketplace = try await catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId)
+        let marketplace = try await catalog.marketplaceIdentity(defaultKeyId: runtime.keys.installVerificationKeyId)
         guard marketplace.appleItemId != 0 else {
             throw CatalogError.invalid("the marketplace has no AppleItemID yet: souk marketplace set --apple-item-id N")
         }

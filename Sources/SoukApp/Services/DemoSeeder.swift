@@ -79,11 +79,9 @@ public struct DemoSeeder {
     public func seedIfEmpty() async throws -> Outcome {
         let catalog = runtime.catalog
         guard try await catalog.appRecords().isEmpty else { return .alreadyPopulated }
-        let marketplace = try await catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId)
-        if marketplace.appleItemId == 0 {
-            marketplace.name = "Souk Demo Marketplace"
-            marketplace.appleItemId = Self.marketplaceAppleItemId
-            try await catalog.updateMarketplace(marketplace)
+        if try await catalog.marketplaceIdentity(defaultKeyId: runtime.keys.installVerificationKeyId).appleItemId == 0 {
+            try await catalog.setMarketplace(name: "Souk Demo Marketplace", appleItemId: Self.marketplaceAppleItemId,
+                                             defaultKeyId: runtime.keys.installVerificationKeyId)
         }
         let workFolder = WorkOwner.name(prefix: "demo-", in: runtime.config.workDir)
         defer { try? FileManager.default.removeItem(atPath: workFolder) }

@@ -68,7 +68,7 @@ struct InstallAPIController<Context: BearerRequestContext> {
             if account.sandbox || paymentProcessor != "none" { problem.checkout = try await checkout(app) }
             throw problem
         }
-        let marketplace = try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId).appleItemId
+        let marketplace = try await catalog.marketplaceIdentity(defaultKeyId: keys.installVerificationKeyId).appleItemId
         guard marketplace != 0 else {
             context.logger.error("install refused: the marketplace AppleItemID is not set (souk marketplace set --apple-item-id N)")
             throw Problem(.serviceUnavailable, "This marketplace is not fully configured yet.")
