@@ -80,7 +80,7 @@ public struct SoukRuntime: Sendable {
                                      lifetime: config.catalogRefreshInterval, capacity: config.tokenCacheEntries),
             dailyCounts: DailyCounts(database: database))
         do {
-            let marketplace = try await runtime.catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)
+            let marketplace = try await runtime.catalog.marketplaceIdentity(defaultKeyId: keys.installVerificationKeyId)
             try await runtime.installVerificationKeys.adoptInitialKey(keys, kid: marketplace.installVerificationKeyId)
         } catch {
             await database.shutdown()

@@ -30,12 +30,11 @@ struct AppsCommand: AsyncParsableCommand {
             let id = try parseAppleID(appleItemId, option: "--apple-item-id")
             try await withRuntime(settings) { runtime in
                 let organisation = try await AppsCommand.organisation(developer, runtime: runtime)
-                let model = AppModel(appleItemId: id, bundleId: bundleId, name: name, subtitle: subtitle, description: description,
-                                     developerName: developerName.isEmpty ? organisation?.name ?? "" : developerName, access: access)
-                model.developerID = organisation?.id
-                var app = try await runtime.catalog.createApp(model)
+                let app = try await runtime.catalog.createApp(NewApp(
+                    appleItemId: id, bundleId: bundleId, name: name, subtitle: subtitle, description: description,
+                    developerName: developerName.isEmpty ? organisation?.name ?? "" : developerName, access: access, developerID: organisation?.id))
                 if let icon {
-                    app = try await runtime.catalog.setIcon(appleItemId: id, pngAt: icon, blobs: runtime.blobs)
+                    try await runtime.catalog.setIcon(appleItemId: id, pngAt: icon, blobs: runtime.blobs)
                 }
                 try await runtime.auditCLI(.appCreate, target: "app:\(id)", after: ["bundle_id": app.bundleId, "name": app.name,
                                                                                       "developer": app.developerName, "access": app.access.rawValue,
@@ -51,7 +50,7 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withRuntime(settings) { runtime in
-                let apps = try await runtime.catalog.apps()
+                let apps = try await runtime.catalog.appRecords()
                 print(Table(["APPLE ITEM ID", "BUNDLE ID", "NAME", "ACCESS", "PRICE", "AVAILABILITY"], apps.map {
                     [String($0.appleItemId), $0.bundleId, $0.name, $0.access.rawValue, $0.pricing.summary, $0.availability.summary]
                 }).render())
@@ -67,7 +66,7 @@ struct AppsCommand: AsyncParsableCommand {
         func run() async throws {
             let id = try selection.appleItemId()
             try await withRuntime(settings) { runtime in
-                let app = try await runtime.catalog.app(appleItemId: id)
+                let app = try await runtime.catalog.appRecord(appleItemId: id)
                 var lines = [
                     "\(app.name) (\(app.bundleId))",
                     "  AppleItemID   \(app.appleItemId)",
@@ -105,9 +104,10 @@ struct AppsCommand: AsyncParsableCommand {
         func run() async throws {
             let id = try selection.appleItemId()
             try await withRuntime(settings) { runtime in
-                let before = try await runtime.catalog.app(appleItemId: id).iconSHA256
-                let app = try await runtime.catalog.setIcon(appleItemId: id, pngAt: icon, blobs: runtime.blobs)
-                try await runtime.auditCLI(.appMedia, target: "app:\(id)", before: ["icon": before ?? ""], after: ["icon": app.iconSHA256 ?? ""])
+                let before = try await runtime.catalog.appRecord(appleItemId: id).iconSHA256
+                try await runtime.catalog.setIcon(appleItemId: id, pngAt: icon, blobs: runtime.blobs)
+                let after = try await runtime.catalog.appRecord(appleItemId: id).iconSHA256
+                try await runtime.auditCLI(.appMedia, target: "app:\(id)", before: ["icon": before ?? ""], after: ["icon": after ?? ""])
                 print("Icon set: \(runtime.config.publicURL)/apps/\(id)/icon")
             }
         }

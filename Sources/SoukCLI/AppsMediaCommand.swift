@@ -66,7 +66,7 @@ extension AppsCommand {
                 screenshots[family, default: []].append(try Self.readPNG(path, option: "--screenshot"))
             }
             try await withRuntime(settings) { runtime in
-                let before = try await runtime.catalog.app(appleItemId: id)
+                let before = try await runtime.catalog.appRecord(appleItemId: id)
                 let app = try await runtime.catalog.setMedia(
                     appleItemId: id, icon: iconData, screenshots: screenshots, subtitle: subtitle,
                     category: category.flatMap(AppCategory.init(slug:)), description: description, whatsNew: whatsNew,
@@ -97,7 +97,7 @@ extension AppsCommand {
         func run() async throws {
             let id = try selection.appleItemId()
             try await withRuntime(settings) { runtime in
-                let before = try await runtime.catalog.app(appleItemId: id).featuredOrder
+                let before = try await runtime.catalog.appRecord(appleItemId: id).featuredOrder
                 try await runtime.catalog.setFeatured(appleItemId: id, order: remove ? nil : order)
                 try await runtime.auditCLI(.appFeature, target: "app:\(id)", before: ["featured_order": before.map(String.init) ?? ""],
                                            after: ["featured_order": remove ? "" : String(order)])

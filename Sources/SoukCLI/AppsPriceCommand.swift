@@ -52,7 +52,7 @@ extension AppsCommand {
                     }
                 }
                 let entitlement: String?? = noRequiredEntitlement ? .some(nil) : requiresEntitlement.map { .some($0) }
-                let before = try await runtime.catalog.app(appleItemId: id).pricing.summary
+                let before = try await runtime.catalog.appRecord(appleItemId: id).pricing.summary
                 let app = try await runtime.catalog.setPricing(appleItemId: id, prices: free ? [] : (amounts.isEmpty ? nil : prices),
                                                                requiresEntitlement: entitlement)
                 if before != app.pricing.summary {

@@ -10,8 +10,8 @@ extension AccountsCommand {
 
         func run() async throws {
             try await withRuntime(settings) { runtime in
-                let account = try await runtime.catalog.requireAccount(email: email)
-                let accountID = try account.requireID()
+                let account = try await runtime.catalog.people.requireAccount(email: email)
+                let accountID = account.id
                 let store = LicenseStore(database: runtime.database)
                 let devices = try await store.liveDevices(accountID: accountID)
                 let limit = runtime.config.licensing.deviceLimit(for: account)
@@ -48,9 +48,8 @@ extension AccountsCommand {
                 value = number
             }
             try await withRuntime(settings) { runtime in
-                let account = try await runtime.catalog.requireAccount(email: email)
-                account.deviceLimit = value
-                try await account.save(on: runtime.database.db)
+                let account = try await runtime.catalog.people.requireAccount(email: email)
+                try await runtime.catalog.people.setDeviceLimit(value, account: account.id)
                 print("Device limit of \(account.email): \(value.map { $0 == 0 ? "none" : String($0) } ?? "server default")")
             }
         }
@@ -81,7 +80,7 @@ struct LicensesCommand: AsyncParsableCommand {
         func run() async throws {
             let app = try appleItemId.map { try parseAppleID($0, option: "--apple-item-id") }
             try await withRuntime(settings) { runtime in
-                let accountID = try await email.asyncMap { try await runtime.catalog.requireAccount(email: $0).requireID() }
+                let accountID = try await email.asyncMap { try await runtime.catalog.people.requireAccount(email: $0).id }
                 let licenses = try await LicenseStore(database: runtime.database).list(accountID: accountID, appleItemId: app, limit: max(1, limit))
                 print(licenses.isEmpty ? "No licenses." : LicensesCommand.table(licenses))
             }
@@ -105,7 +104,7 @@ struct LicensesCommand: AsyncParsableCommand {
                 throw ValidationError("say which licenses: --email, --apple-item-id, --device-id or --license-id")
             }
             try await withRuntime(settings) { runtime in
-                let accountID = try await email.asyncMap { try await runtime.catalog.requireAccount(email: $0).requireID() }
+                let accountID = try await email.asyncMap { try await runtime.catalog.people.requireAccount(email: $0).id }
                 let count = try await LicenseStore(database: runtime.database).revoke(
                     .init(accountID: accountID, appleItemId: app, deviceId: deviceId?.lowercased(), licenseId: license), reason: reason)
                 print("Revoked \(count) license(s).")

@@ -12,7 +12,7 @@ struct MarketplaceCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withRuntime(settings) { runtime in
-                let marketplace = try await runtime.catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId)
+                let marketplace = try await runtime.catalog.marketplaceIdentity(defaultKeyId: runtime.keys.installVerificationKeyId)
                 print("""
                 name                         \(marketplace.name)
                 AppleItemID                  \(marketplace.appleItemId == 0 ? "not set (souk marketplace set --apple-item-id N)" : String(marketplace.appleItemId))
@@ -34,12 +34,11 @@ struct MarketplaceCommand: AsyncParsableCommand {
             if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--name must not be empty") }
             if let keyId, keyId.isEmpty || keyId.count > 64 { throw ValidationError("--key-id must be 1–64 characters") }
             try await withRuntime(settings) { runtime in
-                let marketplace = try await runtime.catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId)
-                let before = ["name": marketplace.name, "apple_item_id": String(marketplace.appleItemId),
+                let current = try await runtime.catalog.marketplaceIdentity(defaultKeyId: runtime.keys.installVerificationKeyId)
+                let before = ["name": current.name, "apple_item_id": String(current.appleItemId),
                               "key_id": try await runtime.installVerificationKeys.activeKeys()[InstallVerificationKeyRecord.marketplaceOwner]?.kid ?? ""]
-                if let name { marketplace.name = name }
-                if let id { marketplace.appleItemId = id }
-                try await runtime.catalog.updateMarketplace(marketplace)
+                let marketplace = try await runtime.catalog.setMarketplace(name: name, appleItemId: id,
+                                                                           defaultKeyId: runtime.keys.installVerificationKeyId)
                 if let keyId {
                     // The key id names the current signing key: both change together.
                     try await InstallVerificationKeyStore(database: runtime.database).rename(owner: InstallVerificationKeyRecord.marketplaceOwner, to: keyId)

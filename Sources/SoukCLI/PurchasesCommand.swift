@@ -26,10 +26,10 @@ struct PurchasesCommand: AsyncParsableCommand {
                 var accountId: UUID?
                 var emails: [UUID: String] = [:]
                 if let account {
-                    let model = try await runtime.catalog.requireAccount(email: account)
-                    accountId = try model.requireID()
+                    let person = try await runtime.catalog.people.requireAccount(email: account)
+                    accountId = person.id
                 }
-                for model in try await runtime.catalog.accounts() { emails[try model.requireID()] = model.email }
+                for person in try await runtime.catalog.people.accounts() { emails[person.id] = person.email }
                 let purchases = try await runtime.purchases.list(account: accountId, app: app)
                 print(PurchasesCommand.table(purchases, emails: emails))
             }
@@ -106,7 +106,7 @@ struct PurchasesCommand: AsyncParsableCommand {
         func run() async throws {
             guard quantity >= 1 else { throw ValidationError("--quantity must be at least 1") }
             try await withRuntime(settings) { runtime in
-                let model = try await runtime.catalog.requireAccount(email: account)
+                let person = try await runtime.catalog.people.requireAccount(email: account)
                 let chosen: CommerceEnvironment
                 if let environment {
                     guard let value = CommerceEnvironment(rawValue: environment) else {
@@ -114,14 +114,14 @@ struct PurchasesCommand: AsyncParsableCommand {
                     }
                     chosen = value
                 } else {
-                    chosen = model.sandbox ? .sandbox : .production
+                    chosen = person.sandbox ? .sandbox : .production
                 }
-                switch try await runtime.purchases.consume(account: try model.requireID(), app: app, productId: product,
+                switch try await runtime.purchases.consume(account: person.id, app: app, productId: product,
                                                            environment: chosen, quantity: quantity, source: .operator) {
                 case .success(let balance):
-                    print("Used \(quantity) of \(product) for \(model.email) (\(chosen.rawValue)); balance now \(balance)")
+                    print("Used \(quantity) of \(product) for \(person.email) (\(chosen.rawValue)); balance now \(balance)")
                 case .failure(.insufficient(let balance)):
-                    throw CommandFailure("the \(chosen.rawValue) balance of \(product) for \(model.email) is \(balance), less than \(quantity); nothing used")
+                    throw CommandFailure("the \(chosen.rawValue) balance of \(product) for \(person.email) is \(balance), less than \(quantity); nothing used")
                 }
             }
         }

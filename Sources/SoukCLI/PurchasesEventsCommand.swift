@@ -21,7 +21,7 @@ extension PurchasesCommand {
 
         func run() async throws {
             try await withRuntime(settings) { runtime in
-                let accountId = try await runtime.catalog.requireAccount(email: account).requireID()
+                let accountId = try await runtime.catalog.people.requireAccount(email: account).id
                 print(PurchasesCommand.eventsTable(try await PurchasesCommand.events(account: accountId, app: app, limit: limit,
                                                                                      database: runtime.database)))
             }

@@ -43,7 +43,7 @@ struct PurchasesFindCommand: AsyncParsableCommand {
                 throw CommandFailure("Apple gave no answer (\(fault.description)); try again later")
             }
             var emails: [UUID: String] = [:]
-            for model in try await runtime.catalog.accounts() { emails[try model.requireID()] = model.email }
+            for person in try await runtime.catalog.people.accounts() { emails[person.id] = person.email }
             print(Self.render(finding, emails: emails))
         }
     }

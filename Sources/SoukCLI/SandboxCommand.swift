@@ -34,9 +34,9 @@ struct SandboxCommand: AsyncParsableCommand {
         @Option(help: "A paid app (its AppleItemID).") var appleItemId: String?
 
         func sandboxAccount(_ runtime: SoukRuntime) async throws -> UUID {
-            let model = try await runtime.catalog.requireAccount(email: account)
-            guard model.sandbox else { throw ValidationError("\(account) is a production account; souk sandbox acts on sandbox accounts only.") }
-            return try model.requireID()
+            let person = try await runtime.catalog.people.requireAccount(email: account)
+            guard person.sandbox else { throw ValidationError("\(account) is a production account; souk sandbox acts on sandbox accounts only.") }
+            return person.id
         }
     }
 

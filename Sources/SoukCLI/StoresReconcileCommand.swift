@@ -21,7 +21,7 @@ struct StoresReconcileCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withRuntime(settings) { runtime in
-            let accountId = try await account.asyncMap { try await runtime.catalog.requireAccount(email: $0).requireID() }
+            let accountId = try await account.asyncMap { try await runtime.catalog.people.requireAccount(email: $0).id }
             let reconciler = Reconciler(purchases: runtime.purchases, verifiers: try runtime.storeVerifiers(), catalogs: runtime.commerceCatalogs,
                                         storeStatus: StoreStatusStore(database: runtime.database),
                                         retryBase: runtime.config.commerce.stores.retry.base.timeInterval, logger: runtime.logger)

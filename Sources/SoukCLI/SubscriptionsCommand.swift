@@ -50,8 +50,8 @@ struct SubscriptionsExtendCommand: AsyncParsableCommand {
             let operations = runtime.appleOperations(verifiers: try runtime.storeVerifiers())
             do {
                 if let account {
-                    let model = try await runtime.catalog.requireAccount(email: account)
-                    let outcomes = try await operations.extend(app: app, account: try model.requireID(), accountLabel: model.email, days: days,
+                    let person = try await runtime.catalog.people.requireAccount(email: account)
+                    let outcomes = try await operations.extend(app: app, account: person.id, accountLabel: person.email, days: days,
                                                                reason: reason, actor: AuditLog.cliActor)
                     for outcome in outcomes {
                         switch outcome.result {
@@ -62,7 +62,7 @@ struct SubscriptionsExtendCommand: AsyncParsableCommand {
                         }
                     }
                     if outcomes.allSatisfy({ if case .refused = $0.result { true } else { false } }) {
-                        throw CommandFailure("no subscription of \(model.email) was extended")
+                        throw CommandFailure("no subscription of \(person.email) was extended")
                     }
                 } else if let product {
                     let row = try await operations.extendAll(app: app, product: product, days: days, reason: reason,

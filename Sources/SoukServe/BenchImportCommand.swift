@@ -29,13 +29,11 @@ extension BenchCommand {
             let port = FreePort.find(host: "127.0.0.1") ?? 18_080
             let runtime = try await settings.openRuntime(extraFlags: ["port": String(port)], quiet: true)
             let item: UInt64 = 6_999_000_001, version = UInt64(Date().timeIntervalSince1970)
-            if (try? await runtime.catalog.app(appleItemId: item)) == nil {
-                try await runtime.catalog.createApp(AppModel(appleItemId: item, bundleId: "org.example.big", name: "Big"))
+            if try await !runtime.catalog.hasApp(appleItemId: item) {
+                try await runtime.catalog.createApp(NewApp(appleItemId: item, bundleId: "org.example.big", name: "Big"))
             }
-            let marketplace = try await runtime.catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId)
-            if marketplace.appleItemId == 0 {
-                marketplace.appleItemId = 6_446_000_000
-                try await runtime.catalog.updateMarketplace(marketplace)
+            if try await runtime.catalog.marketplaceIdentity(defaultKeyId: runtime.keys.installVerificationKeyId).appleItemId == 0 {
+                try await runtime.catalog.setMarketplace(appleItemId: 6_446_000_000, defaultKeyId: runtime.keys.installVerificationKeyId)
             }
             let folder = runtime.config.workDir + "/bench-import-\(version)"
             print("Writing a \(mib) MiB sample package …")

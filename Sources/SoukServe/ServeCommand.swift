@@ -71,7 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw error
         }
         if let warning = sales.warning { warnings.append("  ⚠️  \(warning)") }
-        if (try? await runtime.catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId).appleItemId) == 0 {
+        if (try? await runtime.catalog.marketplaceIdentity(defaultKeyId: runtime.keys.installVerificationKeyId).appleItemId) == 0 {
             warnings.append("""
                   ⚠️  restore and updates answer 503 until the marketplace has its AppleItemID (from App Store Connect):
                      souk marketplace set --apple-item-id <N>

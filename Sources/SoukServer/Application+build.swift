@@ -106,7 +106,7 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
     AssetsController().addRoutes(to: router)
     let bearer = BearerAuthenticator(tokens: runtime.tokens, realm: runtime.config.publicURL)
     let sessions = WebSessionStore(database: runtime.database)
-    let passwords = PasswordSignIn(catalog: runtime.catalog, throttle: LoginThrottle(database: runtime.database, now: now))
+    let passwords = PasswordSignIn(people: PeopleDirectory(database: runtime.database), throttle: LoginThrottle(database: runtime.database, now: now))
     // The device grant's clock is the throttle's: tests move both by hand.
     let deviceGrant = DeviceGrant(tokens: TokenStore(database: runtime.database, lifetimes: runtime.config.tokenLifetimes, now: now),
                                   clients: ClientRegistry(database: runtime.database))

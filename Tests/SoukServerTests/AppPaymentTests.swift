@@ -76,7 +76,7 @@ import Testing
             #expect(current.status == .ok)
 
             // The resolution page, for the account itself, says why and where to pay.
-            let account = try await runtime.catalog.requireAccount(email: "ada@example.com")
+            let account = try await runtime.catalog.people.requireAccount(email: "ada@example.com")
             let service = LicenseService(runtime: runtime, issuer: runtime.licenseIssuer())
             guard case .paymentRequired(_, let verdict, let detail, let url) = try await service.lapse(appleItemId: 1, viewer: .owner(account)) else {
                 Issue.record("the resolution page does not explain the payment"); return

@@ -56,7 +56,7 @@ public struct AppStoreConnectEventProcessor: Sendable {
             let withdrawn = try await store.withdraw(packageIds: packageIds)
             runtime.logger.notice("versions withdrawn by App Store Connect", metadata: ["versions": "\(withdrawn.map { "\($0.0)/\($0.1)" })"])
         case .appUnavailable(let appId):
-            if try await AppModel.find(appleItemId: appId, on: runtime.database.db) != nil {
+            if try await runtime.catalog.hasApp(appleItemId: appId) {
                 try await runtime.catalog.setAvailability(appleItemId: appId, to: .removedByDeveloper, reason: "withdrawn in App Store Connect")
             }
         case .other:
@@ -74,9 +74,9 @@ public struct AppStoreConnectEventProcessor: Sendable {
             runtime.logger.notice("package version replaced before it was ingested; skipped", metadata: ["packageVersion": "\(packageVersionId)"])
             return
         }
-        if try await AppModel.find(appleItemId: appId, on: runtime.database.db) == nil {
+        if try await !runtime.catalog.hasApp(appleItemId: appId) {
             let app = try await client.app(id: appId)
-            _ = try await runtime.catalog.createApp(AppModel(appleItemId: appId, bundleId: app.bundleId, name: app.name))
+            _ = try await runtime.catalog.createApp(NewApp(appleItemId: appId, bundleId: app.bundleId, name: app.name))
         }
         try FileManager.default.createDirectory(atPath: runtime.config.workDir, withIntermediateDirectories: true)
         let zip = WorkOwner.name(prefix: "asc-", in: runtime.config.workDir) + ".zip"

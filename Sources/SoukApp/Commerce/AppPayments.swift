@@ -31,10 +31,10 @@ package struct AppPayments: Sendable {
     }
 
     /// The verdict for `account` (nil: nobody signed in) on `app`.
-    package func verdict(_ app: CatalogApp, account: AccountModel?) async throws -> PaymentVerdict {
+    package func verdict(_ app: CatalogApp, account: AccountRecord?) async throws -> PaymentVerdict {
         guard !app.pricing.isFree else { return .open }
         guard let account else { return .purchaseRequired }
-        let owned = !app.pricing.prices.isEmpty ? try await orders.owns(account: try account.requireID(), appleItemId: app.appleItemId) : false
+        let owned = !app.pricing.prices.isEmpty ? try await orders.owns(account: account.id, appleItemId: app.appleItemId) : false
         return PaymentRule.decide(app.pricing, owned: owned,
                                   membership: try await membership(app.pricing.requiresEntitlement, account: account))
     }
@@ -44,7 +44,7 @@ package struct AppPayments: Sendable {
     package func unpaid(_ apps: [CatalogApp], accountID: UUID?) async throws -> [UInt64: PaymentVerdict] {
         let paid = apps.filter { !$0.pricing.isFree }
         guard !paid.isEmpty else { return [:] }
-        let account = try await accountID.asyncMap { try await catalog.account(id: $0) } ?? nil
+        let account = try await accountID.asyncMap { try await catalog.people.account(id: $0) } ?? nil
         var verdicts: [UInt64: PaymentVerdict] = [:]
         for app in paid {
             let verdict = try await verdict(app, account: account)
@@ -53,9 +53,9 @@ package struct AppPayments: Sendable {
         return verdicts
     }
 
-    package func membership(_ entitlement: String?, account: AccountModel) async throws -> MembershipState {
+    package func membership(_ entitlement: String?, account: AccountRecord) async throws -> MembershipState {
         guard let entitlement, let marketplace = try await catalogs.state(app: AppPricing.marketplaceApp) else { return .never }
-        let accountID = try account.requireID()
+        let accountID = account.id
         let environments = EntitlementEngine.environments(accountIsSandbox: account.sandbox, allowSandbox: marketplace.catalog.allowSandbox)
         let snapshot = try await index.snapshot(account: accountID, app: marketplace.app, catalog: marketplace, environments: environments,
                                                 at: now())

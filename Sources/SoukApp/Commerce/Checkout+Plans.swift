@@ -9,7 +9,7 @@ extension CheckoutService {
     /// (asking again while that checkout is open answers the same one). One live or pending plan
     /// per account and plan group: a plan of the group already held (billing retry and grace period
     /// included) is `planHeld`, also when two checkouts race.
-    package func subscribe(productId: String, currency: String?, buyer: AccountModel) async throws -> Outcome {
+    package func subscribe(productId: String, currency: String?, buyer: AccountRecord) async throws -> Outcome {
         guard let marketplace = try await runtime.commerceCatalogs.state(app: AppPricing.marketplaceApp),
               let product = marketplace.catalog.products.first(where: { $0.id == productId }) else {
             throw CatalogError.notFound("plan \(productId)")
@@ -26,7 +26,7 @@ extension CheckoutService {
             return .notForSale("\(productId)'s period cannot be billed by Stripe (one unit: days, weeks, months or years).")
         }
         let plans = MarketplaceSubscriptionStore(purchases: runtime.purchases)
-        switch try await plans.subscribe(account: try buyer.requireID(), product: product, groupProducts: groupProducts, price: price,
+        switch try await plans.subscribe(account: buyer.id, product: product, groupProducts: groupProducts, price: price,
                                          sandbox: buyer.sandbox, processor: processor.name, pending: stripe != nil) {
         case .held(let held):
             return try await resume(held, product: product, buyer: buyer) ?? .planHeld(held)
@@ -50,7 +50,7 @@ extension CheckoutService {
     /// one cut off before its session was recorded gets it now (made under the same idempotency
     /// key, so never a second session). A checkout still being made by another request, or any other
     /// plan of the group: nil (held).
-    private func resume(_ held: MarketplaceSubscription, product: ProductDefinition, buyer: AccountModel) async throws -> Outcome? {
+    private func resume(_ held: MarketplaceSubscription, product: ProductDefinition, buyer: AccountRecord) async throws -> Outcome? {
         guard held.pending, held.productId == product.id, held.processor == "stripe" else { return nil }
         if held.checkoutURL != nil { return .subscription(held) }
         guard Date().timeIntervalSince(held.startedAt) > Self.sessionGrace, let stripe = processor(for: buyer) as? StripeProcessor else { return nil }
@@ -59,7 +59,7 @@ extension CheckoutService {
 
     /// The Checkout Session of a pending plan (the plan's id is its idempotency key: a retried
     /// creation is the same session), recorded with the plan.
-    private func openCheckout(_ pending: MarketplaceSubscription, product: ProductDefinition, price: Price, buyer: AccountModel,
+    private func openCheckout(_ pending: MarketplaceSubscription, product: ProductDefinition, price: Price, buyer: AccountRecord,
                               stripe: StripeProcessor) async throws -> MarketplaceSubscription {
         guard let interval = StripeProcessor.interval(pending.period) else {
             throw StoreFault(.unavailable, "\(product.id)'s period cannot be billed by Stripe.")

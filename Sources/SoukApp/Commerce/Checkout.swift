@@ -7,7 +7,7 @@ import SoukStore
 /// and whether the order is paid already (no money moves in development).
 package protocol PaymentProcessor: Sendable {
     var name: String { get }
-    func start(_ order: MarketplaceOrder, app: AppModel, buyer: AccountModel) async throws -> (url: String, ref: String, paidNow: Bool)
+    func start(_ order: MarketplaceOrder, app: AppRecord, buyer: AccountRecord) async throws -> (url: String, ref: String, paidNow: Bool)
 }
 
 /// No money moves (the demo, sandbox accounts, development): the order is paid when it is made,
@@ -16,7 +16,7 @@ package struct DevelopmentProcessor: PaymentProcessor {
     package let name = "development"
     package let publicURL: String
 
-    package func start(_ order: MarketplaceOrder, app: AppModel, buyer: AccountModel) async throws -> (url: String, ref: String, paidNow: Bool) {
+    package func start(_ order: MarketplaceOrder, app: AppRecord, buyer: AccountRecord) async throws -> (url: String, ref: String, paidNow: Bool) {
         ("\(publicURL)/apps/\(app.appleItemId)?order=\(order.id.uuidString.lowercased())", "dev_\(order.id.uuidString.lowercased())", true)
     }
 }
@@ -36,7 +36,7 @@ package struct StripeProcessor: PaymentProcessor {
         return (only.0, only.1)
     }
 
-    package func start(_ order: MarketplaceOrder, app: AppModel, buyer: AccountModel) async throws -> (url: String, ref: String, paidNow: Bool) {
+    package func start(_ order: MarketplaceOrder, app: AppRecord, buyer: AccountRecord) async throws -> (url: String, ref: String, paidNow: Bool) {
         let page = "\(publicURL)/apps/\(app.appleItemId)"
         let session = try await client.createCheckoutSession(StripeCheckoutRequest(
             mode: .payment,
@@ -75,7 +75,7 @@ package struct CheckoutService: Sendable {
 
     /// Who takes `buyer`'s payment: the development processor for a sandbox account, else the
     /// configured one (nil: this server sells nothing).
-    package func processor(for buyer: AccountModel) -> (any PaymentProcessor)? {
+    package func processor(for buyer: AccountRecord) -> (any PaymentProcessor)? {
         buyer.sandbox ? development : processor
     }
 
@@ -93,8 +93,8 @@ package struct CheckoutService: Sendable {
         case paymentsNotConfigured
     }
 
-    package func checkout(appleItemId: UInt64, currency: String?, buyer: AccountModel) async throws -> Outcome {
-        let app = try await runtime.catalog.app(appleItemId: appleItemId)
+    package func checkout(appleItemId: UInt64, currency: String?, buyer: AccountRecord) async throws -> Outcome {
+        let app = try await runtime.catalog.appRecord(appleItemId: appleItemId)
         guard app.availability == .available, let indexed = try await runtime.catalogIndex.apps([appleItemId])[appleItemId] else {
             throw CatalogError.notFound("app \(appleItemId)")
         }
@@ -103,7 +103,7 @@ package struct CheckoutService: Sendable {
             return .notForSale("\(app.name) is not sold on its own; it is included with a membership (\(indexed.pricing.requiresEntitlement ?? "-")).")
         }
         guard let processor = processor(for: buyer) else { return .paymentsNotConfigured }
-        let (order, _) = try await orders.openOrder(account: try buyer.requireID(), appleItemId: appleItemId, price: price,
+        let (order, _) = try await orders.openOrder(account: buyer.id, appleItemId: appleItemId, price: price,
                                                     environment: buyer.sandbox ? .sandbox : .production, processor: processor.name)
         if order.url != nil {
             // The development processor pays as it starts. Its order left open with a URL was cut

@@ -63,7 +63,7 @@ public struct PurchaseIntakeService: Sendable {
             return IntakeOutcome(earlier)
         }
         if let username = event.data.username?.trimmingCharacters(in: .whitespaces), !username.isEmpty,
-           AccountModel.normalize(email: username) != buyer.email {
+           AccountRecord.normalize(email: username) != buyer.email {
             return .refused(paymentId: nil, .wrongAccount("data.username names another account than the access token's."))
         }
         var claim = event.claim(app: app)

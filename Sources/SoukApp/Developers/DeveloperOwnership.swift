@@ -59,10 +59,10 @@ package struct DeveloperOwnership: Sendable {
     }
 
     /// The app `appleItemId` when `actor` reaches it (and, with `scope`, may do what it names).
-    package func app(_ appleItemId: UInt64, for actor: SoukActor, scope: DeveloperScope? = nil) async throws -> AppModel {
+    package func app(_ appleItemId: UInt64, for actor: SoukActor, scope: DeveloperScope? = nil) async throws -> AppRecord {
         try await reach(appleItemId: appleItemId, for: actor, scope: scope)
         do {
-            return try await catalog.app(appleItemId: appleItemId)
+            return try await catalog.appRecord(appleItemId: appleItemId)
         } catch CatalogError.notFound {
             throw Self.noApp
         }

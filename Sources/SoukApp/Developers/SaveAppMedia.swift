@@ -10,7 +10,7 @@ package struct SaveAppMedia: Sendable {
     package init(services: DeveloperServices) { self.services = services }
 
     @discardableResult
-    package func callAsFunction(actor: SoukActor, appleItemId: UInt64, icon: String?, screenshots: [AppMedia.Family: [String]]) async throws -> AppModel {
+    package func callAsFunction(actor: SoukActor, appleItemId: UInt64, icon: String?, screenshots: [AppMedia.Family: [String]]) async throws -> AppRecord {
         let app = try await services.ownership.app(appleItemId, for: actor, scope: .packagesWrite)
         func read(_ path: String) throws -> Data {
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
@@ -20,7 +20,7 @@ package struct SaveAppMedia: Sendable {
         let iconData = try icon.map(read)
         let shots = try screenshots.filter { !$0.value.isEmpty }.mapValues { try $0.map(read) }
         guard iconData != nil || !shots.isEmpty else { throw DeveloperOperationError.invalid(field: "media", "Choose an icon or screenshots to upload.") }
-        let after: AppModel
+        let after: AppRecord
         do {
             after = try await services.catalog.setMedia(appleItemId: appleItemId, icon: iconData, screenshots: shots, blobs: services.blobs)
         } catch let error as CatalogError {

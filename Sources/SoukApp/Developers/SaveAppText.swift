@@ -26,7 +26,7 @@ package struct SaveAppText: Sendable {
     }
 
     @discardableResult
-    package func callAsFunction(actor: SoukActor, appleItemId: UInt64, _ text: Text) async throws -> AppModel {
+    package func callAsFunction(actor: SoukActor, appleItemId: UInt64, _ text: Text) async throws -> AppRecord {
         let app = try await services.ownership.app(appleItemId, for: actor, scope: .packagesWrite)
         let category = text.category.isEmpty ? nil : AppCategory(slug: text.category)
         guard text.category.isEmpty || category != nil else { throw DeveloperOperationError.invalid(field: "category", "Choose a category from the list.") }

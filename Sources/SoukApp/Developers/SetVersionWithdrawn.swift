@@ -15,7 +15,7 @@ package struct SetVersionWithdrawn: Sendable {
     package func callAsFunction(_ withdrawn: Bool, actor: SoukActor, appleItemId: UInt64, appleVersionId: UInt64,
                                 reason: String = "") async throws -> Bool {
         _ = try await services.ownership.app(appleItemId, for: actor, scope: .packagesWrite)
-        guard (try? await services.catalog.version(appleItemId: appleItemId, appleVersionId: appleVersionId)) != nil else {
+        guard (try? await services.catalog.versionRecord(appleItemId: appleItemId, appleVersionId: appleVersionId)) != nil else {
             throw DeveloperOperationError.notFound("This app has no version with this AppleVersionID.")
         }
         let reason = reason.trimmingCharacters(in: .whitespaces)

@@ -45,7 +45,7 @@ public struct LicenseService: Sendable {
         let opaque = try open(body.licenseRequest, licenseKey: body.licenseKey)
         let ask = try await issuer.read(opaque, action: .create)
         let apps = try await runtime.catalogIndex.apps(body.apps.map(\.appleItemId))
-        let account = try await accountID.asyncMap { try await runtime.catalog.account(id: $0) } ?? nil
+        let account = try await accountID.asyncMap { try await runtime.catalog.people.account(id: $0) } ?? nil
         // A token of an account deleted since is treated like a disabled account.
         let asker: LicenseEligibility.Asker = accountID == nil ? .anonymous : .account(disabled: account?.disabled ?? true)
         var grants: [LicenseGrant] = []
@@ -96,9 +96,9 @@ public struct LicenseService: Sendable {
 
     /// The per-app grant: the license of (account, app version, device), issued or — while one is
     /// live — issued again with a new term, unless the account's device limit refuses the device.
-    package func grant(appleItemId: UInt64, version: CatalogVersion, account: AccountModel?, deviceId: String,
+    package func grant(appleItemId: UInt64, version: CatalogVersion, account: AccountRecord?, deviceId: String,
                duration: TimeInterval, now: Date) async throws -> LicenseStore.Issue {
-        try await store.issue(accountID: try account?.requireID(), appleItemId: appleItemId, appleVersionId: version.appleVersionId,
+        try await store.issue(accountID: account?.id, appleItemId: appleItemId, appleVersionId: version.appleVersionId,
                               deviceId: deviceId, duration: duration,
                               deviceLimit: account.map { runtime.config.licensing.deviceLimit(for: $0) } ?? 0, now: now)
     }
@@ -115,9 +115,9 @@ public struct LicenseService: Sendable {
         let ask = try await issuer.read(opaque, action: .renew)
         let records = try await store.licenses(ids: ask.licenseIds)
         let apps = try await runtime.catalogIndex.apps(Array(Set(records.values.map(\.appleItemId))))
-        var accounts: [UUID: AccountModel] = [:]
+        var accounts: [UUID: AccountRecord] = [:]
         for accountID in Set(records.values.compactMap(\.accountID)) {
-            accounts[accountID] = try await runtime.catalog.account(id: accountID)
+            accounts[accountID] = try await runtime.catalog.people.account(id: accountID)
         }
         var eligible: [(record: LicenseRecord, duration: TimeInterval)] = []
         var ineligible: [UInt64] = []
@@ -179,20 +179,20 @@ extension LicenseService {
         /// Not signed in as the account in question; `namedAccount`: the link names one.
         case stranger(namedAccount: Bool)
         /// A website session of the account the page is about.
-        case owner(AccountModel)
+        case owner(AccountRecord)
     }
 
     /// The most likely reason the license of `appleItemId` lapsed. Only the account's own session
     /// learns anything about an account; a database error is thrown, never a verdict.
     public func lapse(appleItemId: UInt64, viewer: Viewer, now: Date = Date()) async throws -> Lapse {
-        let app: AppModel
+        let app: AppRecord
         do {
-            app = try await runtime.catalog.app(appleItemId: appleItemId)
+            app = try await runtime.catalog.appRecord(appleItemId: appleItemId)
         } catch CatalogError.notFound {
             return .appWithdrawn
         }
         guard app.availability == .available else { return .appWithdrawn }
-        let account: AccountModel
+        let account: AccountRecord
         switch viewer {
         case .stranger(let namedAccount):
             return namedAccount || app.access == .account ? .signInToSee(app: app.name) : .renewOnline(app: app.name)
@@ -200,7 +200,7 @@ extension LicenseService {
             account = owner
         }
         guard !account.disabled else { return .accountDisabled(account: account.email) }
-        let accountID = try account.requireID()
+        let accountID = account.id
         let latest = try await store.list(accountID: accountID, appleItemId: appleItemId, limit: 1).first
         if let indexed = try await runtime.catalogIndex.apps([appleItemId])[appleItemId], !indexed.pricing.isFree {
             let verdict = try await payments.verdict(indexed, account: account)
@@ -221,7 +221,7 @@ extension LicenseService {
 
 extension SoukConfig.LicensingSettings {
     /// The device limit that applies to `account`: its own, else the server's (0: none).
-    public func deviceLimit(for account: AccountModel) -> Int {
+    public func deviceLimit(for account: AccountRecord) -> Int {
         account.deviceLimit ?? deviceLimit
     }
 }

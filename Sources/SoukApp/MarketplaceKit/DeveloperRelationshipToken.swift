@@ -35,7 +35,7 @@ public struct DeveloperRelationshipClaims: JWTPayload, Equatable {
 extension SoukRuntime {
     /// Signs a developer relationship token for `developerId` with the marketplace's identity.
     public func developerRelationshipToken(developerId: String) async throws -> String {
-        let marketplace = try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId)
+        let marketplace = try await catalog.marketplaceIdentity(defaultKeyId: keys.installVerificationKeyId)
         guard marketplace.appleItemId != 0 else {
             throw CatalogError.invalid("the marketplace has no AppleItemID yet: souk marketplace set --apple-item-id N")
         }

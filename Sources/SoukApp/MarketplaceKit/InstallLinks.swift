@@ -14,7 +14,7 @@ public struct InstallLinks: Sendable {
 
     public func make(appleItemId: UInt64, email: String, appleVersionId: UInt64? = nil) async throws -> InstallLink {
         let catalog = runtime.catalog
-        let app = try await catalog.app(appleItemId: appleItemId)
+        let app = try await catalog.appRecord(appleItemId: appleItemId)
         guard app.availability == .available else {
             throw CatalogError.invalid("app \(appleItemId) is \(app.availability.summary)")
         }
@@ -23,10 +23,10 @@ public struct InstallLinks: Sendable {
             throw CatalogError.notFound(appleVersionId.map { "app \(appleItemId) has no version \($0)" }
                                         ?? "app \(appleItemId) has no imported version")
         }
-        let account = try await catalog.requireAccount(email: email)
-        let accountID = try account.requireID()
+        let account = try await catalog.people.requireAccount(email: email)
+        let accountID = account.id
         guard !account.disabled else { throw CatalogError.invalid("account \(account.email) is disabled") }
-        let marketplace = try await catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId)
+        let marketplace = try await catalog.marketplaceIdentity(defaultKeyId: runtime.keys.installVerificationKeyId)
         guard marketplace.appleItemId != 0 else {
             throw CatalogError.invalid("the marketplace has no AppleItemID yet: souk marketplace set --apple-item-id N")
         }

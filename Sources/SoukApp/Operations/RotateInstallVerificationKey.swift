@@ -24,9 +24,7 @@ package struct RotateInstallVerificationKey: Sendable {
             throw DeveloperOperationError.notAllowed("Only the marketplace's operators rotate install verification keys.")
         }
         if owner != InstallVerificationKeyRecord.marketplaceOwner {
-            do {
-                _ = try await CatalogStore(database: database).app(appleItemId: owner)
-            } catch CatalogError.notFound {
+            guard try await CatalogStore(database: database).hasApp(appleItemId: owner) else {
                 throw DeveloperOperationError.notFound("No app has AppleItemID \(owner).")
             }
         }

@@ -78,17 +78,15 @@ public struct DemoSeeder {
 
     public func seedIfEmpty() async throws -> Outcome {
         let catalog = runtime.catalog
-        guard try await catalog.apps().isEmpty else { return .alreadyPopulated }
-        let marketplace = try await catalog.marketplace(defaultKeyId: runtime.keys.installVerificationKeyId)
-        if marketplace.appleItemId == 0 {
-            marketplace.name = "Souk Demo Marketplace"
-            marketplace.appleItemId = Self.marketplaceAppleItemId
-            try await catalog.updateMarketplace(marketplace)
+        guard try await catalog.appRecords().isEmpty else { return .alreadyPopulated }
+        if try await catalog.marketplaceIdentity(defaultKeyId: runtime.keys.installVerificationKeyId).appleItemId == 0 {
+            try await catalog.setMarketplace(name: "Souk Demo Marketplace", appleItemId: Self.marketplaceAppleItemId,
+                                             defaultKeyId: runtime.keys.installVerificationKeyId)
         }
         let workFolder = WorkOwner.name(prefix: "demo-", in: runtime.config.workDir)
         defer { try? FileManager.default.removeItem(atPath: workFolder) }
         for app in Self.apps {
-            try await catalog.createApp(AppModel(
+            try await catalog.createApp(NewApp(
                 appleItemId: app.appleItemId, bundleId: app.bundleId, name: app.name, subtitle: app.subtitle,
                 description: "\(app.name) is a demo app of the Souk marketplace. Its packages are samples made by `souk packages make-sample`.",
                 developerName: app.developer, access: app.access))
@@ -109,18 +107,16 @@ public struct DemoSeeder {
         try await seedCommerceCatalog(workFolder: workFolder)
         // An operator for the console (/admin), so a newcomer sees the operator's side too.
         var operatorPassword: String?
-        if try await AccountModel.find(email: Self.operatorEmail, on: runtime.database.db) == nil {
+        if try await catalog.people.account(email: Self.operatorEmail) == nil {
             let password = Self.randomPassword()
-            let account = try await catalog.createAccount(email: Self.operatorEmail, passwordHash: try await PasswordHasher.hash(password))
-            account.role = .operator
-            try await account.save(on: runtime.database.db)
+            _ = try await catalog.people.create(email: Self.operatorEmail, passwordHash: try await PasswordHasher.hash(password), role: .operator)
             operatorPassword = password
         }
-        guard try await AccountModel.find(email: Self.demoEmail, on: runtime.database.db) == nil else {
+        guard try await catalog.people.account(email: Self.demoEmail) == nil else {
             return .seeded(password: nil, operatorPassword: operatorPassword)
         }
         let password = Self.randomPassword()
-        try await catalog.createAccount(email: Self.demoEmail, passwordHash: try await PasswordHasher.hash(password))
+        _ = try await catalog.people.create(email: Self.demoEmail, passwordHash: try await PasswordHasher.hash(password))
         return .seeded(password: password, operatorPassword: operatorPassword)
     }
 

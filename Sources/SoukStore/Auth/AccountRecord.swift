@@ -14,9 +14,11 @@ public struct AccountRecord: Sendable, Equatable {
     /// Whether signing in to the console asks for a TOTP code after the password.
     public var totpEnabled: Bool
     public var createdAt: Date?
+    /// At most this many devices with live licenses (nil: the server's default limit, if any).
+    public var deviceLimit: Int?
 
     public init(id: UUID, email: String, role: AccountRole, disabled: Bool = false, sandbox: Bool = false,
-                totpEnabled: Bool = false, createdAt: Date? = nil) {
+                totpEnabled: Bool = false, createdAt: Date? = nil, deviceLimit: Int? = nil) {
         self.id = id
         self.email = email
         self.role = role
@@ -24,11 +26,12 @@ public struct AccountRecord: Sendable, Equatable {
         self.sandbox = sandbox
         self.totpEnabled = totpEnabled
         self.createdAt = createdAt
+        self.deviceLimit = deviceLimit
     }
 
     init(_ model: AccountModel) throws {
         self.init(id: try model.requireID(), email: model.email, role: model.role, disabled: model.disabled, sandbox: model.sandbox,
-                  totpEnabled: model.totpEnabled, createdAt: model.createdAt)
+                  totpEnabled: model.totpEnabled, createdAt: model.createdAt, deviceLimit: model.deviceLimit)
     }
 
     /// The audit log's target for this account: `account:<id>`.

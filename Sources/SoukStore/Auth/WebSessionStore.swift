@@ -16,7 +16,7 @@ public struct WebSessionStore: Sendable {
 
     /// A signed-in session: the account and the CSRF token for its forms.
     public struct Session: Sendable {
-        public var account: AccountModel
+        public var account: AccountRecord
         public var csrfToken: String
         /// When the person signed in on the website (OpenID Connect's `auth_time` when they continue).
         public var signedInAt: Date? = nil
@@ -40,7 +40,7 @@ public struct WebSessionStore: Sendable {
             .with(\.$account).first(), model.expiresAt > now(), !model.account.disabled else {
             return nil
         }
-        return Session(account: model.account, csrfToken: model.csrfToken, signedInAt: model.createdAt)
+        return Session(account: try AccountRecord(model.account), csrfToken: model.csrfToken, signedInAt: model.createdAt)
     }
 
     /// Ends a session.

@@ -8,7 +8,7 @@ extension CatalogStore {
     /// Apps whose name or bundle id contains `query` (case-insensitive, `%` and `_` taken
     /// literally), or whose AppleItemID is `query`; every app for an empty query. By name, then
     /// AppleItemID; `limit` rows from `offset`.
-    public func consoleApps(matching query: String, limit: Int, offset: Int) async throws -> [AppModel] {
+    public func consoleApps(matching query: String, limit: Int, offset: Int) async throws -> [AppRecord] {
         let text = query.trimmingCharacters(in: .whitespaces).lowercased()
         let pattern = "%" + text.replacingOccurrences(of: "!", with: "!!").replacingOccurrences(of: "%", with: "!%")
             .replacingOccurrences(of: "_", with: "!_") + "%"
@@ -24,7 +24,7 @@ extension CatalogStore {
         let apps = Dictionary(uniqueKeysWithValues: try await AppModel.query(on: database.db).filter(\.$id ~~ ids).all().compactMap { app in
             app.id.map { ($0, app) }
         })
-        return ids.compactMap { apps[$0] }
+        return try ids.compactMap { apps[$0] }.map(AppRecord.init)
     }
 
     /// The names of the apps `ids`, in one query (the console's lists name many apps at once); an

@@ -16,7 +16,7 @@ extension CatalogStore {
     @discardableResult
     public func setMedia(appleItemId: UInt64, icon: Data? = nil, screenshots: [AppMedia.Family: [Data]] = [:],
                          subtitle: String? = nil, category: AppCategory? = nil, description: String? = nil,
-                         whatsNew: String? = nil, blobs: BlobStore) async throws -> AppModel {
+                         whatsNew: String? = nil, blobs: BlobStore) async throws -> AppRecord {
         _ = try await app(appleItemId: appleItemId)
         for (family, list) in screenshots where list.count > Self.maxScreenshotsPerFamily {
             throw CatalogError.invalid("at most \(Self.maxScreenshotsPerFamily) \(family.rawValue) screenshots, got \(list.count)")
@@ -64,7 +64,7 @@ extension CatalogStore {
                 update = update.where("media", .is, SQLLiteral.null)
             }
             if try await !update.returning("id").all().isEmpty {
-                return try await self.app(appleItemId: appleItemId)
+                return try await appRecord(appleItemId: appleItemId)
             }
         }
         throw CatalogError.invalid("app \(appleItemId)'s media kept changing meanwhile; try again")

@@ -92,25 +92,25 @@ public struct CatalogStore: Sendable {
 
     /// Changes whether an app can be installed; `reason` is kept for a takedown and cleared otherwise.
     @discardableResult
-    public func setAvailability(appleItemId: UInt64, to availability: Availability, reason: String? = nil) async throws -> AppModel {
+    public func setAvailability(appleItemId: UInt64, to availability: Availability, reason: String? = nil) async throws -> AppRecord {
         let app = try await app(appleItemId: appleItemId)
         app.availability = availability
         app.takedownReason = availability == .available ? nil : reason
         try await app.save(on: database.db)
-        return app
+        return try AppRecord(app)
     }
 
     /// Sets what an app costs (`souk apps set-price`): the price list replaces the old one;
     /// `requiresEntitlement` `.some(nil)` clears the entitlement, `nil` keeps it.
     @discardableResult
-    public func setPricing(appleItemId: UInt64, prices: [Price]?, requiresEntitlement: String??) async throws -> AppModel {
+    public func setPricing(appleItemId: UInt64, prices: [Price]?, requiresEntitlement: String??) async throws -> AppRecord {
         let app = try await app(appleItemId: appleItemId)
         var pricing = app.pricing
         if let prices { pricing.prices = prices }
         if let requiresEntitlement { pricing.requiresEntitlement = requiresEntitlement }
         app.pricing = pricing
         try await app.save(on: database.db)
-        return app
+        return try AppRecord(app)
     }
 
     /// Largest icon Souk accepts (App Store icons are 1024×1024 PNGs, typically well under this).
@@ -118,7 +118,7 @@ public struct CatalogStore: Sendable {
 
     /// Stores a PNG icon for an app in the blob store and points the app at it.
     @discardableResult
-    public func setIcon(appleItemId: UInt64, pngAt path: String, blobs: BlobStore) async throws -> AppModel {
+    public func setIcon(appleItemId: UInt64, pngAt path: String, blobs: BlobStore) async throws -> AppRecord {
         let app = try await app(appleItemId: appleItemId)
         guard let handle = FileHandle(forReadingAtPath: path) else { throw CatalogError.invalid("cannot read icon \(path)") }
         let head = (try? handle.read(upToCount: 8)) ?? Data()
@@ -135,7 +135,7 @@ public struct CatalogStore: Sendable {
         try await blobs.publish(staged.sha256)
         app.iconSHA256 = staged.sha256
         try await app.save(on: database.db)
-        return app
+        return try AppRecord(app)
     }
 
     // MARK: Marketplace identity

@@ -143,7 +143,14 @@ extension AppModel {
 
     /// The media as the audit log keeps it: the icon's and each family's screenshots' digests.
     public var auditMediaFields: [String: String] {
-        let media = self.media ?? AppMedia()
+        AppMedia.auditFields(media)
+    }
+}
+
+extension AppMedia {
+    /// `media` as the audit log keeps it: the icon's and each family's screenshots' digests.
+    static func auditFields(_ media: AppMedia?) -> [String: String] {
+        let media = media ?? AppMedia()
         var fields = ["icon": media.icon?.sha256 ?? ""]
         for family in AppMedia.Family.allCases {
             fields["screenshots_\(family.rawValue)"] = media.screenshots(for: family).map(\.sha256).joined(separator: ",")

@@ -22,7 +22,7 @@ struct APIAppBuilder: Sendable {
 
     /// The page's facts: the card's, and the description, what's new, the download size, every
     /// offered version and the in-app products.
-    func detail(_ app: AppModel, indexed: CatalogApp?, size: Int64?, products: [ProductDefinition]) -> APIApp {
+    func detail(_ app: AppRecord, indexed: CatalogApp?, size: Int64?, products: [ProductDefinition]) -> APIApp {
         let listed = StorefrontApp(appleItemId: app.appleItemId, name: app.name, subtitle: app.subtitle, developer: app.developerName,
                                    category: app.category, iconSHA256: app.iconSHA256, mediaJSON: app.mediaJSON, pricing: app.pricing)
         var result = summary(listed, indexed: indexed)

@@ -10,7 +10,7 @@ import SoukStore
 /// app's `AppAction` is then decided from memory.
 struct APIViewer: Sendable {
     let identity: TokenStore.Bearer
-    let account: AccountModel
+    let account: AccountRecord
     let owned: Set<UInt64>
     let memberships: [String: MembershipState]
     let installed: Set<UInt64>
@@ -42,7 +42,7 @@ struct APIViewer: Sendable {
 /// Reads an `APIViewer` from a request's bearer token: nil without one, `403` for a bad one.
 struct APIViewerReader: Sendable {
     let bearer: BearerAuthenticator
-    let catalog: CatalogStore
+    let people: PeopleDirectory
     let orders: MarketplaceOrderStore
     let payments: AppPayments
     let ledger: InstallLedger
@@ -50,7 +50,7 @@ struct APIViewerReader: Sendable {
 
     func viewer(_ request: Request, apps: [CatalogApp]) async throws -> APIViewer? {
         guard let identity = try await bearer.optionalBearer(request) else { return nil }
-        guard let account = try await catalog.account(id: identity.accountID), !account.disabled else {
+        guard let account = try await people.account(id: identity.accountID), !account.disabled else {
             throw BearerChallenge(status: .forbidden, realm: bearer.realm)
         }
         let paid = apps.filter { !$0.pricing.prices.isEmpty }

@@ -15,8 +15,8 @@ struct AccountAPIDetails: Sendable {
     let commerceCatalogs: CommerceCatalogCache
     let now: @Sendable () -> Date
 
-    func fields(_ account: AccountModel) async throws -> [String: Any] {
-        let accountID = try account.requireID()
+    func fields(_ account: AccountRecord) async throws -> [String: Any] {
+        let accountID = account.id
         let devices = try await tokens.devices(accountID: accountID).map { device -> [String: Any] in
             var entry: [String: Any] = ["clientId": device.clientId, "signedInAt": RFC3339.format(device.signedInAt)]
             if let used = device.lastUsedAt { entry["lastUsedAt"] = RFC3339.format(used) }
@@ -36,10 +36,10 @@ struct AccountAPIDetails: Sendable {
     }
 
     /// The marketplace catalog's entitlements the account holds now, by id.
-    func marketplaceEntitlements(_ account: AccountModel, at: Date) async throws -> [[String: Any]] {
+    func marketplaceEntitlements(_ account: AccountRecord, at: Date) async throws -> [[String: Any]] {
         guard let marketplace = try await commerceCatalogs.state(app: AppPricing.marketplaceApp) else { return [] }
         let environments = EntitlementEngine.environments(accountIsSandbox: account.sandbox, allowSandbox: marketplace.catalog.allowSandbox)
-        let snapshot = try await entitlements.snapshot(account: try account.requireID(), app: marketplace.app, catalog: marketplace,
+        let snapshot = try await entitlements.snapshot(account: account.id, app: marketplace.app, catalog: marketplace,
                                                        environments: environments, at: at)
         return snapshot.entitlements.sorted { $0.key < $1.key }.map { id, access in
             var entry: [String: Any] = ["id": id, "title": marketplace.catalog.entitlements.first { $0.id == id }?.title ?? id,

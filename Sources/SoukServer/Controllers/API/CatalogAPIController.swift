@@ -72,22 +72,22 @@ struct CatalogAPIController<Context: RequestContext> {
         }
         let unavailable = Problem(.notFound, "This app is not available.")
         guard let id = AppleID.parse(try context.parameters.require("appleItemId")) else { throw unavailable }
-        let model: AppModel
+        let app: AppRecord
         do {
-            model = try await catalog.app(appleItemId: id)
+            app = try await catalog.appRecord(appleItemId: id)
         } catch CatalogError.notFound {
             throw unavailable
         }
-        guard model.availability == .available else { throw unavailable }
+        guard app.availability == .available else { throw unavailable }
         let indexed = try await index.app(id)
         let viewer = try await viewers.viewer(request, apps: indexed.map { [$0] } ?? [])
         var size: Int64?
         if let newest = indexed?.versions.first,
-           let version = try await catalog.versions(of: model).first(where: { $0.appleVersionId == newest.appleVersionId }) {
+           let version = try await catalog.versions(of: app).first(where: { $0.appleVersionId == newest.appleVersionId }) {
             size = try await catalog.files(of: version).filter { $0.path.hasPrefix("variant/") }.map(\.size).max()
         }
-        let products = try await commerceCatalogs.state(app: model.bundleId)?.catalog.products ?? []
-        var answer = try await builder().detail(model, indexed: indexed, size: size, products: products)
+        let products = try await commerceCatalogs.state(app: app.bundleId)?.catalog.products ?? []
+        var answer = try await builder().detail(app, indexed: indexed, size: size, products: products)
         if let viewer, let indexed {
             answer.access = viewer.access(indexed, platform: query.platform, osVersion: query.osVersion, installedVersionId: installedVersionId)
         }

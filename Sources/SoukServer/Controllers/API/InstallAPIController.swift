@@ -48,7 +48,7 @@ struct InstallAPIController<Context: BearerRequestContext> {
     /// `POST /api/v1/apps/<appleItemId>/install`.
     @Sendable func install(_ request: Request, context: Context) async throws -> Response {
         let identity = try context.requireBearer(realm: bearer.realm)
-        guard let account = try await catalog.account(id: identity.accountID), !account.disabled else {
+        guard let account = try await catalog.people.account(id: identity.accountID), !account.disabled else {
             throw BearerChallenge(status: .forbidden, realm: bearer.realm)
         }
         let body = try JSONDecoder().decode(InstallRequest.self, from: Data(buffer: try await request.collectBody(upTo: Self.maxBody)))
@@ -68,7 +68,7 @@ struct InstallAPIController<Context: BearerRequestContext> {
             if account.sandbox || paymentProcessor != "none" { problem.checkout = try await checkout(app) }
             throw problem
         }
-        let marketplace = try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId).appleItemId
+        let marketplace = try await catalog.marketplaceIdentity(defaultKeyId: keys.installVerificationKeyId).appleItemId
         guard marketplace != 0 else {
             context.logger.error("install refused: the marketplace AppleItemID is not set (souk marketplace set --apple-item-id N)")
             throw Problem(.serviceUnavailable, "This marketplace is not fully configured yet.")

@@ -17,7 +17,7 @@ struct MarketplaceAppAPI<Context: BearerRequestContext> {
         let processor = runtime.config.commerce.paymentProcessor
         catalogAPI = CatalogAPIController(
             storefront: storefront, index: runtime.catalogIndex, catalog: runtime.catalog, commerceCatalogs: runtime.commerceCatalogs,
-            viewers: APIViewerReader(bearer: bearer, catalog: runtime.catalog, orders: MarketplaceOrderStore(database: runtime.database),
+            viewers: APIViewerReader(bearer: bearer, people: PeopleDirectory(database: runtime.database), orders: MarketplaceOrderStore(database: runtime.database),
                                      payments: payments, ledger: ledger, paymentProcessor: processor),
             publicURL: publicURL)
         installAPI = InstallAPIController(

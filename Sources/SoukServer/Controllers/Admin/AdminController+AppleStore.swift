@@ -54,7 +54,7 @@ extension AdminController {
         do {
             let finding = try await runtime.appleOperations(verifiers: try runtime.storeVerifiers()).findOrder(app: app, orderId: order)
             var emails: [UUID: String] = [:]
-            for id in finding.accounts { emails[id] = try await runtime.catalog.account(id: id)?.email }
+            for id in finding.accounts { emails[id] = try await runtime.catalog.people.account(id: id)?.email }
             values["unknown"] = !finding.valid
             values["transactions"] = finding.transactions.map { row -> [String: Any] in
                 var line: [String: Any] = ["transaction": row.transactionId, "product": row.productId ?? "-",

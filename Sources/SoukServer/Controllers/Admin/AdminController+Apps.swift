@@ -64,9 +64,9 @@ extension AdminController {
             return try await refuse("The AppleItemID must be a decimal number.")
         }
         guard let access = AccessPolicy(rawValue: form["access"] ?? "public") else { return try await refuse("Access must be public or account.") }
-        let app: AppModel
+        let app: AppRecord
         do {
-            app = try await runtime.catalog.createApp(AppModel(appleItemId: id, bundleId: entered["bundleId"] ?? "", name: entered["name"] ?? "",
+            app = try await runtime.catalog.createApp(NewApp(appleItemId: id, bundleId: entered["bundleId"] ?? "", name: entered["name"] ?? "",
                                                                subtitle: "", description: "", developerName: entered["developer"] ?? "",
                                                                access: access))
         } catch let error as CatalogError {
@@ -83,7 +83,7 @@ extension AdminController {
         let app = try await requireApp(context)
         var notice = request.uri.queryParameters["done"].flatMap { Self.appNotices[String($0)] }
         if let imported = request.uri.queryParameters["imported"].flatMap({ AppleID.parse(String($0)) }),
-           let version = try? await runtime.catalog.version(appleItemId: app.appleItemId, appleVersionId: imported) {
+           let version = try? await runtime.catalog.versionRecord(appleItemId: app.appleItemId, appleVersionId: imported) {
             notice = "Imported version \(version.shortVersionString) (\(version.bundleVersion), AppleVersionID \(imported))."
         }
         return try await appDetailPage(session: session, app: app, notice: notice, error: nil, status: .ok)
@@ -95,16 +95,16 @@ extension AdminController {
          "taken-down": "App taken down.", "available": "App available again.", "already": "Nothing changed: that version was already imported."]
     }
 
-    func requireApp(_ context: Context) async throws -> AppModel {
+    func requireApp(_ context: Context) async throws -> AppRecord {
         guard let id = context.parameters.get("item").flatMap(AppleID.parse) else { throw Problem(.notFound, "No app has this AppleItemID.") }
         do {
-            return try await runtime.catalog.app(appleItemId: id)
+            return try await runtime.catalog.appRecord(appleItemId: id)
         } catch CatalogError.notFound {
             throw Problem(.notFound, "No app has this AppleItemID.")
         }
     }
 
-    func appDetailPage(session: ConsoleSession, app: AppModel, notice: String?, error: String?, status: HTTPResponse.Status) async throws -> Response {
+    func appDetailPage(session: ConsoleSession, app: AppRecord, notice: String?, error: String?, status: HTTPResponse.Status) async throws -> Response {
         let format = WebController<Context>.format
         let versions = try await runtime.catalog.versions(of: app).sorted { $0.releaseDate > $1.releaseDate }
         let media = app.media ?? AppMedia()
@@ -178,7 +178,7 @@ extension AdminController {
             guard file.size <= PNG.maxFileBytes else { throw CatalogError.invalid("\(file.filename) is larger than \(PNG.maxFileBytes >> 20) MiB") }
             return try Data(contentsOf: URL(fileURLWithPath: file.path))
         }
-        let after: AppModel
+        let after: AppRecord
         do {
             let icon = try form.files["icon"]?.first.map(read)
             var screenshots: [AppMedia.Family: [Data]] = [:]

@@ -36,7 +36,6 @@ extension AdminController {
     @Sendable func uploadCredential(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()
         let app = try await requireCatalog(context).catalog.app
-        guard session.isOperator else { throw DeveloperOperationError.notAllowed("Only an operator may change a catalog's store credentials.") }
         let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: runtime.config.workDir,
                                                 maxFileBytes: StoreCredentialUpload.maxBytes)
         defer { form.cleanUp() }

@@ -5,7 +5,7 @@ import SoukStore
 
 /// Who is using the operator console, once the gate let them in.
 struct ConsoleSession: Sendable {
-    var account: AccountModel
+    var account: AccountRecord
     var accountID: UUID
     var csrfToken: String
     var role: AccountRole
@@ -51,7 +51,7 @@ struct ConsoleGate: Sendable {
         if session.account.totpEnabled, try await !totp.secondFactorGiven(sessionToken: cookie) {
             throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(Self.url(Self.secondFactorPath, next: here)))
         }
-        return ConsoleSession(account: session.account, accountID: try session.account.requireID(), csrfToken: session.csrfToken,
+        return ConsoleSession(account: session.account, accountID: session.account.id, csrfToken: session.csrfToken,
                               role: role, cookie: cookie, mustEnrol: requiresTwoFactor && !session.account.totpEnabled)
     }
 

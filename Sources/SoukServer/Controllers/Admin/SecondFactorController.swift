@@ -43,7 +43,7 @@ struct SecondFactorController<Context: RequestContext> {
         let form = try await sessions.checkedForm(request, session: session, context: context)
         let next = SignInReturn.path(form["next"]) ?? "/admin"
         guard session.account.totpEnabled else { return WebController<Context>.seeOther(next) }
-        let accountID = try session.account.requireID()
+        let accountID = session.account.id
         let rule = Self.rule(account: accountID)
         if case .refused(let wait) = try await throttle.claim(rule) {
             return try await self.form(session: session, next: next, error: "Too many attempts. Try again in \(PasswordSignIn.minutes(wait)).",

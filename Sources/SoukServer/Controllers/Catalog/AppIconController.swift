@@ -15,9 +15,9 @@ struct AppIconController<Context: RequestContext> {
 
     @Sendable func icon(_ request: Request, context: Context) async throws -> Response {
         guard let id = AppleID.parse(try context.parameters.require("appleItemId")) else { throw Problem(.notFound, "No icon for this app.") }
-        let app: AppModel
+        let app: AppRecord
         do {
-            app = try await catalog.app(appleItemId: id)
+            app = try await catalog.appRecord(appleItemId: id)
         } catch CatalogError.notFound {
             throw Problem(.notFound, "No icon for this app.")
         }  // any other error (the database is down) is a 503, never a 404

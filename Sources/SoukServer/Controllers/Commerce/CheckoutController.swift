@@ -66,7 +66,7 @@ struct CheckoutController<Context: BearerRequestContext> {
 
     func start(_ request: Request, _ context: Context) async throws -> Response {
         let identity = try context.requireBearer(realm: bearer.realm)
-        guard let buyer = try await checkout.runtime.catalog.account(id: identity.accountID), !buyer.disabled else {
+        guard let buyer = try await checkout.runtime.catalog.people.account(id: identity.accountID), !buyer.disabled else {
             throw BearerChallenge(status: .forbidden, realm: bearer.realm)
         }
         let body = try JSONDecoder().decode(CheckoutRequest.self, from: Data(buffer: try await request.collectBody(upTo: Self.maxBody)))

@@ -27,7 +27,7 @@ extension DeveloperConsoleController {
         let app = try await services.ownership.app(try Self.appleItemId(context), for: session.actor)
         var notice = request.uri.queryParameters["done"].flatMap { Self.appNotices[String($0)] }
         if let imported = request.uri.queryParameters["imported"].flatMap({ AppleID.parse(String($0)) }),
-           let version = try? await services.catalog.version(appleItemId: app.appleItemId, appleVersionId: imported) {
+           let version = try? await services.catalog.versionRecord(appleItemId: app.appleItemId, appleVersionId: imported) {
             notice = "Uploaded version \(version.shortVersionString) (\(version.bundleVersion), AppleVersionID \(imported))"
                 + (version.reviewState == .inReview ? ": it is in review, and offered once the marketplace approves it." : ".")
         }
@@ -35,7 +35,7 @@ extension DeveloperConsoleController {
     }
 
     /// What a version's state says to its developer: review first, then whether it is offered.
-    static func versionState(_ version: AppVersionModel, format: (Date) -> String) -> String {
+    static func versionState(_ version: AppVersionRecord, format: (Date) -> String) -> String {
         switch version.reviewState {
         case .inReview: return "in review"
         case .rejected: return "rejected" + (version.reviewReason.map { ": \($0)" } ?? "")
@@ -44,7 +44,7 @@ extension DeveloperConsoleController {
         }
     }
 
-    func appDetailPage(session: DeveloperSession, app: AppModel, notice: String?, error: String?, status: HTTPResponse.Status) async throws -> Response {
+    func appDetailPage(session: DeveloperSession, app: AppRecord, notice: String?, error: String?, status: HTTPResponse.Status) async throws -> Response {
         let format = WebController<Context>.format
         let versions = try await services.catalog.allVersions(of: app)
         let media = app.media ?? AppMedia()

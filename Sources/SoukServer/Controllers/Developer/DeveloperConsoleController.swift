@@ -59,9 +59,9 @@ struct DeveloperConsoleController<Context: ConsoleRequestContext> {
         let session = try context.requireDeveloperSession()
         var apps: [[String: String]] = []
         for id in try await services.directory.appleItemIds(of: session.member.developerID) {
-            let app: AppModel
+            let app: AppRecord
             do {
-                app = try await services.catalog.app(appleItemId: id)
+                app = try await services.catalog.appRecord(appleItemId: id)
             } catch CatalogError.notFound {
                 continue  // deleted since the list was read
             }

@@ -6,7 +6,7 @@ import SoukStore
 
 /// Who is using the developer console, once the gate let them in.
 struct DeveloperSession: Sendable {
-    var account: AccountModel
+    var account: AccountRecord
     var accountID: UUID
     var csrfToken: String
     /// The session's cookie value (to mark its second factor).
@@ -47,7 +47,7 @@ struct DeveloperConsoleGate: Sendable {
         guard let cookie = request.cookies[WebSessionStore.cookieName]?.value, let session = try await sessions.find(cookie) else {
             throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(ConsoleGate.url("/signin", next: here)))
         }
-        let accountID = try session.account.requireID()
+        let accountID = session.account.id
         guard let member = try await directory.membership(accountID: accountID), let developer = try await directory.find(member.developerID) else {
             throw ConsoleRefusal(response: pages.response(.developerForbidden, [
                 "title": "Not available", "marketplace": try await marketplaceName(), "email": session.account.email,

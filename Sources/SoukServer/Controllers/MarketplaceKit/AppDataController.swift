@@ -65,7 +65,7 @@ struct AppDataController<Context: RequestContext> {
         // The identity almost never changes: during a database outage the last one read still holds,
         // so an update check with nothing to sign is answered from memory.
         let marketplace = try await marketplaceIdentity.value(keepOnFailure: true) {
-            try await catalog.marketplace(defaultKeyId: keys.installVerificationKeyId).appleItemId
+            try await catalog.marketplaceIdentity(defaultKeyId: keys.installVerificationKeyId).appleItemId
         }
         guard marketplace != 0 else {
             // Tokens with no issuer would all be refused by Apple: say so instead of handing them out.

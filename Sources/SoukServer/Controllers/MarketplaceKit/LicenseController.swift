@@ -111,7 +111,7 @@ struct LicenseController<Context: RequestContext> {
         let email = query["account"].map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
         let session = try await sessions.session(for: request)
         let viewer: LicenseService.Viewer
-        if let session, email.isEmpty || AccountModel.normalize(email: email) == session.account.email {
+        if let session, email.isEmpty || AccountRecord.normalize(email: email) == session.account.email {
             viewer = .owner(session.account)
         } else {
             viewer = .stranger(namedAccount: !email.isEmpty)

@@ -18,7 +18,7 @@ struct AccountAPIController<Context: BearerRequestContext> {
 
     @Sendable func account(_ request: Request, context: Context) async throws -> Response {
         guard let identity = context.bearer else { throw BearerChallenge(status: .unauthorized, realm: bearer.realm) }
-        guard let account = try await catalog.account(id: identity.accountID) else {
+        guard let account = try await catalog.people.account(id: identity.accountID) else {
             throw BearerChallenge(status: .forbidden, realm: bearer.realm)
         }
         var fields: [String: Any] = ["email": account.email, "clientId": identity.clientId, "scope": identity.scope]

@@ -62,7 +62,7 @@ struct DeviceAuthorizationController<Context: RequestContext> {
         }
         let form = try await sessions.checkedForm(request, session: session, context: context)
         let typed = String((form["user_code"] ?? "").prefix(32))
-        let accountID = try session.account.requireID()
+        let accountID = session.account.id
         let client = ClientAddressReader(trustedProxies: config.trustedProxies).key(for: request, context: context)
         let addressRule = SignInThrottleRule.userCodeAddress(client)
         let accountRule = SignInThrottleRule.userCodeAccount(accountID.uuidString.lowercased())

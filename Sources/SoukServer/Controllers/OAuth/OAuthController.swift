@@ -127,7 +127,7 @@ struct OAuthController<Context: RequestContext> {
                 return try await signInPage(authorization, email: authorization.loginHint ?? "", status: .forbidden,
                                             error: "Your session ended. Please sign in.")
             }
-            return try await redirectWithCode(authorization, accountID: try session.account.requireID(), authTime: session.signedInAt,
+            return try await redirectWithCode(authorization, accountID: session.account.id, authTime: session.signedInAt,
                                               context: context)
         }
         guard let cookie = request.cookies[Self.csrfCookie]?.value, let field = form["csrf_token"],
@@ -135,7 +135,7 @@ struct OAuthController<Context: RequestContext> {
             return try await signInPage(authorization, email: form["email"] ?? "", status: .forbidden,
                                         error: "Your sign-in form expired. Please try again.")
         }
-        let email = AccountModel.normalize(email: form["email"] ?? "")
+        let email = AccountRecord.normalize(email: form["email"] ?? "")
         let client = ClientAddressReader(trustedProxies: config.trustedProxies).key(for: request, context: context)
         let accountID: UUID
         switch try await passwords.attempt(email: email, password: form.values["password"] ?? "", client: client) {
@@ -147,7 +147,7 @@ struct OAuthController<Context: RequestContext> {
             return try await signInPage(authorization, email: email, status: .unauthorized,
                                         error: "The email or password is not right.")
         case .signedIn(let account):
-            accountID = try account.requireID()
+            accountID = account.id
         }
         return try await redirectWithCode(authorization, accountID: accountID, context: context)
     }

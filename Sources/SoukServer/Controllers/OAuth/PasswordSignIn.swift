@@ -10,24 +10,24 @@ import SoukStore
 /// The attempt is counted before the password is checked, so parallel requests cannot get more
 /// guesses than the rules allow; a successful sign-in gives its attempt back.
 struct PasswordSignIn: Sendable {
-    let catalog: CatalogStore
+    let people: PeopleDirectory
     let throttle: LoginThrottle
 
-    init(catalog: CatalogStore, throttle: LoginThrottle) {
-        self.catalog = catalog
+    init(people: PeopleDirectory, throttle: LoginThrottle) {
+        self.people = people
         self.throttle = throttle
         PasswordHasher.startDummyHash()
     }
 
     enum Outcome {
-        case signedIn(AccountModel)
+        case signedIn(AccountRecord)
         case refused
         case throttled(retryAfter: Int)
     }
 
     /// - Parameter client: the client's throttling key (`ClientAddressReader`).
     func attempt(email rawEmail: String, password: String, client: String) async throws -> Outcome {
-        let email = AccountModel.normalize(email: rawEmail)
+        let email = AccountRecord.normalize(email: rawEmail)
         let address = SignInThrottleRule.address(client)
         let accountRule = SignInThrottleRule.account(email: email)
         if case .refused(let wait) = try await throttle.claim(address) { return .throttled(retryAfter: wait) }
@@ -36,9 +36,9 @@ struct PasswordSignIn: Sendable {
             try await throttle.release(address)
             return .throttled(retryAfter: wait)
         }
-        let account = try await catalog.account(email: email)
-        let hash = if let account { account.passwordHash } else { try await PasswordHasher.dummyHash() }
-        guard try await PasswordHasher.verify(password, hash: hash), let account, !account.disabled else {
+        let credentials = try await people.credentials(email: email)
+        let hash = if let credentials { credentials.passwordHash } else { try await PasswordHasher.dummyHash() }
+        guard try await PasswordHasher.verify(password, hash: hash), let account = credentials?.account, !account.disabled else {
             return .refused
         }
         try await throttle.reset(key: accountRule.key)

@@ -50,17 +50,16 @@ struct AccountPagesController<Context: RequestContext> {
         guard new == form.values["confirm_password"] ?? "" else { return Self.back("password-mismatch") }
         let hash: String
         do { hash = try await PasswordHasher.hash(new) } catch is PasswordRuleError { return Self.back("password-rules") }
-        account.passwordHash = hash
-        try await account.save(on: runtime.database.db)
+        try await PeopleDirectory(database: runtime.database).setPasswordHash(hash, account: account.id)
         let current = request.cookies[WebSessionStore.cookieName]?.value ?? ""
-        try await sessions.deleteOthers(accountID: try account.requireID(), keeping: current)
+        try await sessions.deleteOthers(accountID: account.id, keeping: current)
         return Self.back("password-changed")
     }
 
     /// `POST /account/sign-out-everywhere`: every device's tokens and every browser session, this one included.
     @Sendable func signOutEverywhere(_ request: Request, context: Context) async throws -> Response {
         guard let (session, _) = try await signedInForm(request, context) else { return WebController<Context>.seeOther("/signin") }
-        let accountID = try session.account.requireID()
+        let accountID = session.account.id
         try await runtime.tokens.revokeAll(accountID: accountID)
         try await sessions.deleteAll(accountID: accountID)
         return WebController<Context>.seeOther("/signin?signed-out=everywhere")
@@ -71,7 +70,7 @@ struct AccountPagesController<Context: RequestContext> {
     /// Stripe cannot be reached nothing changes and the page says to try again.
     func setRenewal(_ request: Request, _ context: Context, renew: Bool) async throws -> Response {
         guard let (session, _) = try await signedInForm(request, context) else { return WebController<Context>.seeOther("/signin") }
-        let accountID = try session.account.requireID()
+        let accountID = session.account.id
         guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)),
               let plan = try await plans.subscriptions(account: accountID).first(where: { $0.id == id }) else {
             throw HTTPError(.notFound)
@@ -96,7 +95,7 @@ struct AccountPagesController<Context: RequestContext> {
     @Sendable func deleteAccount(_ request: Request, context: Context) async throws -> Response {
         guard let (session, form) = try await signedInForm(request, context) else { return WebController<Context>.seeOther("/signin") }
         let account = session.account
-        let accountID = try account.requireID()
+        let accountID = account.id
         guard form["confirm"] == "yes" else { return Self.back("delete-unconfirmed") }
         switch try await checkPassword(form.values["password"] ?? "", of: account) {
         case .throttled(let wait): return try await tooManyAttempts(wait)
@@ -127,10 +126,11 @@ struct AccountPagesController<Context: RequestContext> {
     /// the rule of the sign-in form): the attempt is counted first, so a signed-in browser cannot
     /// guess the password faster than signing in could; a right password forgets the count, as a
     /// sign-in does.
-    func checkPassword(_ password: String, of account: AccountModel) async throws -> PasswordCheck {
+    func checkPassword(_ password: String, of account: AccountRecord) async throws -> PasswordCheck {
         let rule = SignInThrottleRule.account(email: account.email)
         if case .refused(let wait) = try await throttle.claim(rule) { return .throttled(retryAfter: wait) }
-        guard try await PasswordHasher.verify(password, hash: account.passwordHash) else { return .wrong }
+        guard let credentials = try await PeopleDirectory(database: runtime.database).credentials(id: account.id),
+              try await PasswordHasher.verify(password, hash: credentials.passwordHash) else { return .wrong }
         try await throttle.reset(key: rule.key)
         return .right
     }

@@ -147,12 +147,12 @@ struct AppPagesController<Context: RequestContext> {
 
     /// Whether this server sells to `account` (nil: a visitor who is not signed in): always to a
     /// sandbox account (the development processor), else unless `paymentProcessor` is `none`.
-    private func sells(to account: AccountModel?) -> Bool {
+    private func sells(to account: AccountRecord?) -> Bool {
         account?.sandbox == true || runtime.config.commerce.paymentProcessor != "none"
     }
 
     /// The payment verdict on `app` for a signed-in person (`PaymentRule` through `AppPayments`).
-    private func verdict(_ app: AppModel, account: AccountModel) async throws -> PaymentVerdict {
+    private func verdict(_ app: AppRecord, account: AccountRecord) async throws -> PaymentVerdict {
         guard !app.pricing.isFree, let indexed = try await runtime.catalogIndex.apps([app.appleItemId])[app.appleItemId] else { return .open }
         return try await AppPayments(runtime: runtime).verdict(indexed, account: account)
     }
@@ -216,13 +216,13 @@ struct AppPagesController<Context: RequestContext> {
 
     // MARK: Helpers
 
-    private func availableApp(_ context: Context) async throws -> AppModel {
+    private func availableApp(_ context: Context) async throws -> AppRecord {
         let unavailable = Problem(.notFound, "This app is not available.")
         guard let id = AppleID.parse(try context.parameters.require("appleItemId")) else { throw unavailable }
         // Only "no such app" is a 404: a database that cannot answer is an outage (503), never a verdict.
-        let app: AppModel
+        let app: AppRecord
         do {
-            app = try await catalog.app(appleItemId: id)
+            app = try await catalog.appRecord(appleItemId: id)
         } catch CatalogError.notFound {
             throw unavailable
         }
@@ -235,7 +235,7 @@ struct AppPagesController<Context: RequestContext> {
     }
 
     /// schema.org `MobileApplication` for Spotlight (spec §8), safe inside `<script>`.
-    static func jsonLD(app: AppModel, latest: AppVersionModel?, pageURL: String, base: String) throws -> String {
+    static func jsonLD(app: AppRecord, latest: AppVersionRecord?, pageURL: String, base: String) throws -> String {
         var properties: [[String: Any]] = [["@type": "PropertyValue", "name": "com.apple.alternativeDistribution.search.appleItemId",
                                             "value": String(app.appleItemId)]]
         if let latest {
@@ -278,7 +278,7 @@ struct AppPagesController<Context: RequestContext> {
     // MARK: App page facts
 
     /// The download size of the latest version: its largest variant (the package tables' `variant/…` files).
-    private func downloadSize(_ version: AppVersionModel) async throws -> Int64? {
+    private func downloadSize(_ version: AppVersionRecord) async throws -> Int64? {
         try await catalog.files(of: version).filter { $0.path.hasPrefix("variant/") }.map(\.size).max()
     }
 

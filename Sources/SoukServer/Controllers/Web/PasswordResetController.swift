@@ -29,7 +29,7 @@ struct PasswordResetController<Context: RequestContext> {
     /// The form, for a link that still works.
     @Sendable func page(_ request: Request, context: Context) async throws -> Response {
         let token = context.parameters.get("token") ?? ""
-        guard let accountID = try await links.account(token: token), let account = try await catalog.account(id: accountID) else {
+        guard let accountID = try await links.account(token: token), let account = try await catalog.people.account(id: accountID) else {
             return try await invalid()
         }
         return try await form(token: token, email: account.email, error: nil, status: .ok)
@@ -38,7 +38,7 @@ struct PasswordResetController<Context: RequestContext> {
     /// Sets the password the person chose and takes the link.
     @Sendable func submit(_ request: Request, context: Context) async throws -> Response {
         let token = context.parameters.get("token") ?? ""
-        guard let accountID = try await links.account(token: token), let account = try await catalog.account(id: accountID) else {
+        guard let accountID = try await links.account(token: token), let account = try await catalog.people.account(id: accountID) else {
             return try await invalid()
         }
         guard case .success(let form) = try await FormBody.read(request, context: context),

@@ -90,7 +90,7 @@ struct WebController<Context: RequestContext> {
             return try await signUpForm(email: email, error: rule.description, status: .badRequest)
         }
         do {
-            return try await startSession(for: try await catalog.createAccount(email: email, passwordHash: hash))
+            return try await startSession(for: try await catalog.people.create(email: email, passwordHash: hash))
         } catch let error as CatalogError {
             // A taken address gets the same calm answer as a bad one, without confirming who has an account.
             let message = if case .invalid = error { "That is not an email address." } else { "That email address cannot be used." }
@@ -118,7 +118,7 @@ struct WebController<Context: RequestContext> {
         var names: [UInt64: String] = [:]  // one read per app, however many orders name it
         for order in try await orders.orders(account: accountID) where order.status == .paid || order.status == .refunded {
             if names[order.appleItemId] == nil {
-                names[order.appleItemId] = (try? await catalog.app(appleItemId: order.appleItemId).name) ?? "App \(order.appleItemId)"
+                names[order.appleItemId] = (try? await catalog.appRecord(appleItemId: order.appleItemId).name) ?? "App \(order.appleItemId)"
             }
             let name = names[order.appleItemId] ?? "App \(order.appleItemId)"
             let price = Price(currency: order.price.currency, amount: order.amountPaid ?? order.price.amount).formatted
@@ -130,7 +130,7 @@ struct WebController<Context: RequestContext> {
 
     @Sendable func account(_ request: Request, context: Context) async throws -> Response {
         guard let session = try await sessions.session(for: request) else { return Self.seeOther("/signin") }
-        let accountID = try session.account.requireID()
+        let accountID = session.account.id
         let devices = try await tokens.devices(accountID: accountID)
         // Active installs: devices with a live license (what the device limit counts).
         let now = Date()
@@ -166,7 +166,7 @@ struct WebController<Context: RequestContext> {
             let item: String
             switch receipt.item {
             case .app(let appleItemId):
-                if names[appleItemId] == nil { names[appleItemId] = (try? await catalog.app(appleItemId: appleItemId).name) ?? "App \(appleItemId)" }
+                if names[appleItemId] == nil { names[appleItemId] = (try? await catalog.appRecord(appleItemId: appleItemId).name) ?? "App \(appleItemId)" }
                 item = names[appleItemId] ?? ""
             case .plan(let productId):
                 item = productId
@@ -189,7 +189,7 @@ struct WebController<Context: RequestContext> {
     @Sendable func signOutDevices(_ request: Request, context: Context) async throws -> Response {
         guard let session = try await sessions.session(for: request) else { return Self.seeOther("/signin") }
         let form = try await sessions.checkedForm(request, session: session, context: context)
-        try await tokens.revokeAll(accountID: try session.account.requireID(), clientId: form["client_id"])
+        try await tokens.revokeAll(accountID: session.account.id, clientId: form["client_id"])
         return Self.seeOther("/account?signed-out=1")
     }
 
@@ -199,7 +199,7 @@ struct WebController<Context: RequestContext> {
         guard let session = try await sessions.session(for: request) else { return Self.seeOther("/signin") }
         let form = try await sessions.checkedForm(request, session: session, context: context)
         guard let deviceId = form["device_id"], !deviceId.isEmpty else { throw Problem(.badRequest, "Say which device to release.") }
-        try await licenses.revoke(.init(accountID: try session.account.requireID(), deviceId: deviceId), reason: "released by the account holder")
+        try await licenses.revoke(.init(accountID: session.account.id, deviceId: deviceId), reason: "released by the account holder")
         return Self.seeOther("/account?released=1")
     }
 
@@ -217,8 +217,8 @@ struct WebController<Context: RequestContext> {
 
     // MARK: Helpers
 
-    private func startSession(for account: AccountModel, returnTo: String? = nil) async throws -> Response {
-        let token = try await sessions.create(accountID: try account.requireID())
+    private func startSession(for account: AccountRecord, returnTo: String? = nil) async throws -> Response {
+        let token = try await sessions.create(accountID: account.id)
         // With TOTP on, the password is the first step: the code step marks the session for the console.
         let next = returnTo ?? "/account"
         var response = Self.seeOther(account.totpEnabled ? ConsoleGate.url(ConsoleGate.secondFactorPath, next: next) : next)
