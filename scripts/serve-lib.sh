@@ -75,14 +75,16 @@ stop_started() {
   for pid in $pids; do
     status=0
     wait "$pid" 2>/dev/null || status=$?
-    # 143 is SIGTERM's own end; a server that crashed while stopping (a trap is SIGILL, 132) says
-    # so here, with the end of its log, before cleanup removes WORK.
-    case " $STUBBORN " in *" $pid "*) continue ;; esac
-    if [ "$status" -gt 128 ] && [ "$status" != 143 ]; then
-      echo "$NAME: process $pid ended by signal $((status - 128)) while stopping" >&2
+    # A process that crashed while stopping (a Swift trap is SIGILL, 132; also SIGTRAP, SIGABRT,
+    # SIGBUS, SIGSEGV) says so here, with the end of its log, before cleanup removes WORK. SIGTERM's
+    # own end (143) and a SIGKILL (137: a stubborn process, or a fake killed on purpose) are no crash.
+    case "$status" in
+    132|133|134|135|139)
+      echo "$NAME: process $pid crashed (signal $((status - 128))) while stopping" >&2
       log=$(awk -v p="$pid" '$1 == p {print $2}' "$WORK/.logs" 2>/dev/null || true)
       [ -z "$log" ] || tail -40 "$log" >&2
-    fi
+      ;;
+    esac
   done
   : >"$WORK/.pids"
 }
