@@ -19,8 +19,21 @@ extension SoukDatabase {
     ///   session needs no `ROLLBACK`: the server has rolled it back).
     /// - A watchdog fails the transaction as soon as its connection is closed (a `ChannelError`,
     ///   which is a 503), for statements `body` itself wrote after the close.
+    ///
+    /// On SQLite the transaction takes the write lock with its first statement. FluentKit's `BEGIN` is
+    /// deferred: a transaction that read first and wrote later, while another connection (another
+    /// process on the same file: `souk catalog apply` beside `souk serve`) committed in between, failed
+    /// at once with `SQLITE_BUSY_SNAPSHOT` — its snapshot cannot be written on, and no busy handler
+    /// retries that (SQLite's "Write-Ahead Logging", "Sometimes Queries Return SQLITE_BUSY In WAL
+    /// Mode"). A write as the first statement waits in the busy handler instead, then reads the
+    /// latest data. Every caller of `transaction` writes, so nothing is serialized that was not.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any Database) async throws -> T) async throws -> T {
-        guard location.isPostgres else { return try await db.transaction(body) }
+        guard location.isPostgres else {
+            return try await db.transaction { db in
+                try await (db as! any SQLDatabase).raw(Self.sqliteWriteLock).run()
+                return try await body(db)
+            }
+        }
         // FluentKit hands out `pinned` marked as in a transaction: a nested `transaction` in `body`
         // runs inline on this connection.
         return try await db.withConnection { pinned in
@@ -49,6 +62,10 @@ extension SoukDatabase {
             }
         }.get()
     }
+
+    /// A statement that changes nothing but takes SQLite's write lock (an `UPDATE` begins a write
+    /// transaction whatever its `WHERE`); `_fluent_migrations` exists in every migrated database.
+    static let sqliteWriteLock: SQLQueryString = "UPDATE _fluent_migrations SET batch = batch WHERE 0"
 
     /// Writes `statement` unless the connection is closed, checked and written in one tick of its
     /// event loop (SQLKit → PostgresKit → `PostgresConnection.write` is synchronous there).

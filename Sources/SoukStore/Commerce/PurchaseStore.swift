@@ -157,11 +157,9 @@ public struct PurchaseStore: Sendable {
         let changes = Changes()
         let result = try await database.transaction { db in
             let sql = db as! any SQLDatabase
+            // On SQLite, `transaction` has taken the write lock already.
             if isPostgres {
                 try await sql.raw("SELECT pg_advisory_xact_lock(\(bind: Self.advisoryLockClass), hashtext(\(bind: key)))").run()
-            } else {
-                // The write lock first, so the transaction never reads a snapshot it then cannot write on.
-                try await sql.raw("UPDATE commerce_revision SET value = value WHERE id = 1").run()
             }
             let result = try await body(sql, changes)
             for account in changes.accounts.sorted(by: { $0.uuidString < $1.uuidString }) {
