@@ -13,7 +13,7 @@ struct AccountsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accounts", abstract: "Manage accounts.",
         subcommands: [Create.self, List.self, Show.self, ResetPassword.self, Disable.self, Enable.self, SetDeviceLimit.self, SetRole.self,
-                      TOTPCommand.self]
+                      TOTPCommand.self, Sales.self, Refund.self]
     )
 
     struct Create: AsyncParsableCommand {

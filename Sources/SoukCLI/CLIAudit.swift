@@ -8,9 +8,4 @@ extension SoukRuntime {
     func auditCLI(_ action: AuditAction, target: String, before: [String: String]? = nil, after: [String: String]? = nil) async throws {
         try await AuditLog(database: database).record(actor: AuditLog.cliActor, action: action, target: target, before: before, after: after)
     }
-
-    /// A catalog change, with each value it changed before and after (`AuditLog.recordCatalogApply`).
-    func auditCatalogApply(beforeRevision: Int?, report: CatalogApplyReport) async throws {
-        try await AuditLog(database: database).recordCatalogApply(actor: AuditLog.cliActor, beforeRevision: beforeRevision, report: report)
-    }
 }

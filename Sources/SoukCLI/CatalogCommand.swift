@@ -114,12 +114,11 @@ struct CatalogCommand: AsyncParsableCommand {
         }
     }
 
-    /// Applies through the runtime's cache and answers the report's text ("…: no change" the second time).
+    /// Applies through the operation the API and the consoles use (`DeveloperOperations.applyCatalog`:
+    /// the runtime's cache, the audit entry) and answers the report's text ("…: no change" the second time).
     static func apply(_ catalog: CommerceCatalog, file: String, dryRun: Bool, runtime: SoukRuntime) async throws -> String {
         do {
-            let before = try await runtime.commerceCatalogs.store.state(app: catalog.app)?.revision
-            let report = try await runtime.commerceCatalogs.apply(catalog, dryRun: dryRun)
-            try await runtime.auditCatalogApply(beforeRevision: before, report: report)
+            let report = try await DeveloperOperations(runtime: runtime).applyCatalog(actor: .currentCLIUser, catalog: catalog, dryRun: dryRun)
             return report.description
         } catch let error as CatalogFileError {
             throw CommandFailure("\(file): \(error.description) (nothing applied)")

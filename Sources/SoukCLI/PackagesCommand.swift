@@ -20,19 +20,20 @@ struct PackagesCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withRuntime(settings) { runtime in
+                let upload: PackageUpload
                 do {
-                    switch try await runtime.importer.importPackage(at: path) {
-                    case .imported(let item, let version, let files, let bytes):
-                        try await runtime.auditCLI(.packageImport, target: "app:\(item)",
-                                                   after: ["version": String(version), "files": String(files), "bytes": String(bytes)])
-                        print("Imported \(item)/\(version): \(files) files, \(bytes) bytes")
-                        print("  \(runtime.config.publicURL)/packages/\(item)/\(version)/")
-                    case .alreadyImported(let item, let version):
-                        print("Already imported \(item)/\(version): nothing changed")
-                    }
-                } catch let error as PackageError {
-                    throw CommandFailure("package rejected: \(error)")
+                    upload = try await DeveloperOperations(runtime: runtime).uploadPackage(actor: .currentCLIUser, appleItemId: nil,
+                                                                                         appleVersionId: nil, at: path)
+                } catch DeveloperOperationError.invalid(let field, let problem) {
+                    throw CommandFailure("package rejected: \(field == "package" ? path : field): \(problem)")
                 }
+                let (item, version) = (upload.version.appleItemId, upload.version.appleVersionId)
+                guard upload.imported else {
+                    print("Already imported \(item)/\(version): nothing changed")
+                    return
+                }
+                print("Imported \(item)/\(version): \(upload.files) files, \(upload.bytes) bytes")
+                print("  \(runtime.config.publicURL)/packages/\(item)/\(version)/")
             }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoukApp
 import SoukCore
 import SoukStore
 
@@ -107,8 +108,7 @@ struct StoresSetCommand: AsyncParsableCommand {
             }
             var catalog = state.catalog
             catalog.stores = stores
-            let report = try await runtime.commerceCatalogs.apply(catalog)
-            try await runtime.auditCatalogApply(beforeRevision: state.revision, report: report)
+            let report = try await DeveloperOperations(runtime: runtime).applyCatalog(actor: .currentCLIUser, catalog: catalog, dryRun: false)
             print(report.description)
             print(StoresStatusCommand.render(app: app, stores: stores, statuses: []))
         }

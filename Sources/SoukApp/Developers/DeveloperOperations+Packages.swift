@@ -7,17 +7,29 @@ public struct PackageUpload: Sendable, Equatable {
     public var version: DeveloperVersionSummary
     /// false: the same package was imported before; nothing changed.
     public var imported: Bool
+    /// How many files and bytes the import stored (0 when nothing changed).
+    public var files = 0
+    public var bytes: Int64 = 0
 }
 
 extension DeveloperOperations {
-    /// Imports a package for one version of an app, through the same importer (and the same checks)
-    /// as `souk packages import` and the operator's console. The manifest must name this app and
-    /// version. A developer's upload waits `in_review` when `reviewNewVersions` is on, written with
-    /// the version so it is never offered before review; the operator's are released at once. The
-    /// same package again answers the same and changes nothing.
-    /// Without `appleVersionId` (the console's upload on an app's page) the manifest names the version.
-    public func uploadPackage(actor: SoukActor, appleItemId: UInt64, appleVersionId: UInt64?, at path: String) async throws -> PackageUpload {
-        try await ownership.reach(appleItemId: appleItemId, for: actor, scope: .packagesWrite)
+    /// Imports a package for one version of an app: the one path of `souk packages import`, both
+    /// consoles' uploads and the developer API, through the same importer and checks. With
+    /// `appleItemId` the manifest must name this app (and with `appleVersionId` this version),
+    /// refused before anything is stored; without it (only the operator side: `souk packages
+    /// import`) the manifest names both. A developer's upload waits `in_review` when
+    /// `reviewNewVersions` is on, written with the version so it is never offered before review; the
+    /// operator's are released at once. The same package again answers the same and changes nothing.
+    /// Writes `package.import` (version, files, bytes, review state, and `upload`: the file's name as
+    /// the person chose it, when given).
+    public func uploadPackage(actor: SoukActor, appleItemId: UInt64?, appleVersionId: UInt64?, at path: String,
+                              upload: String? = nil) async throws -> PackageUpload {
+        if let appleItemId {
+            try await ownership.reach(appleItemId: appleItemId, for: actor, scope: .packagesWrite)
+        } else {
+            // Only the operator side imports without naming the app first.
+            guard actor.isMarketplaceOperator else { throw DeveloperOwnership.noApp }
+        }
         let reviewState: VersionReviewState = actor.developerID != nil && reviewNewVersions ? .inReview : .released
         let outcome: PackageImporter.Outcome
         do {
@@ -27,18 +39,18 @@ extension DeveloperOperations {
             // The temporary file's path means nothing to the uploader: it is "the package".
             throw DeveloperOperationError.invalid(field: error.location == path ? "package" : error.location, error.problem)
         }
-        let appleVersionId: UInt64
+        let item: UInt64, appleVersionId: UInt64
         switch outcome {
-        case .imported(_, let version, _, _), .alreadyImported(_, let version): appleVersionId = version
+        case .imported(let app, let version, _, _), .alreadyImported(let app, let version): (item, appleVersionId) = (app, version)
         }
-        guard let version = try await directory.versions(appleItemId: appleItemId, appleVersionId: appleVersionId).first else {
-            throw DeveloperOperationError.notFound("No version \(appleVersionId) of app \(appleItemId).")
+        guard let version = try await directory.versions(appleItemId: item, appleVersionId: appleVersionId).first else {
+            throw DeveloperOperationError.notFound("No version \(appleVersionId) of app \(item).")
         }
         guard case .imported(_, _, let files, let bytes) = outcome else { return PackageUpload(version: version, imported: false) }
-        try await audit.record(actor: actor.auditName, action: .packageImport, target: "app:\(appleItemId)",
-                               after: ["version": String(appleVersionId), "files": String(files), "bytes": String(bytes),
-                                       "review_state": version.reviewState.rawValue])
-        return PackageUpload(version: version, imported: true)
+        var after = ["version": String(appleVersionId), "files": String(files), "bytes": String(bytes), "review_state": version.reviewState.rawValue]
+        after["upload"] = upload
+        try await audit.record(actor: actor.auditName, action: .packageImport, target: "app:\(item)", after: after)
+        return PackageUpload(version: version, imported: true, files: files, bytes: bytes)
     }
 
     /// The organisation's marketplace apps (with version counts) and its in-app catalogs.

@@ -61,8 +61,8 @@ package struct ReviewCatalogEdit: Sendable {
 }
 
 /// The second step: applies the reviewed text when it is exactly what this person reviewed, at the
-/// revision the catalog still has; anything else is `refused` (answered 409: review again). Writes
-/// `catalog.apply` (with the changes) to the audit log.
+/// revision the catalog still has; anything else is `refused` (answered 409: review again). Applies
+/// through `DeveloperOperations.applyCatalog`, with its audit entry.
 package struct ApplyCatalogEdit: Sendable {
     package let services: DeveloperServices
 
@@ -94,11 +94,10 @@ package struct ApplyCatalogEdit: Sendable {
         guard catalog.app == state.catalog.app else { return .refused("Not applied: the file is for another app.") }
         let report: CatalogApplyReport
         do {
-            report = try await services.commerceCatalogs.apply(catalog)
+            report = try await services.operations.applyCatalog(actor: actor, catalog: catalog, dryRun: false)
         } catch let error as CatalogFileError {
             return .refused("Not applied: \(error.description)")
         }
-        try await services.audit.recordCatalogApply(actor: actor.auditName, beforeRevision: state.revision, report: report)
         return .applied(revision: report.revision ?? state.revision)
     }
 }

@@ -3,19 +3,32 @@ import SoukCore
 import SoukStore
 
 /// Replaces an app's icon and/or screenshots (PNG files already on disk, as an upload left them)
-/// for an actor that reaches the app; writes `app.media` to the audit log.
+/// for an actor that reaches the app (both consoles); writes `app.media` to the audit log.
 package struct SaveAppMedia: Sendable {
     package let services: DeveloperServices
 
     package init(services: DeveloperServices) { self.services = services }
 
+    /// An uploaded image: where it is, and the name the person gave it (for messages only).
+    package struct Image: Sendable {
+        package var path: String
+        package var name: String
+
+        package init(path: String, name: String) {
+            self.path = path
+            self.name = name
+        }
+    }
+
     @discardableResult
-    package func callAsFunction(actor: SoukActor, appleItemId: UInt64, icon: String?, screenshots: [AppMedia.Family: [String]]) async throws -> AppRecord {
+    package func callAsFunction(actor: SoukActor, appleItemId: UInt64, icon: Image?, screenshots: [AppMedia.Family: [Image]]) async throws -> AppRecord {
         let app = try await services.ownership.app(appleItemId, for: actor, scope: .packagesWrite)
-        func read(_ path: String) throws -> Data {
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-            guard size <= PNG.maxFileBytes else { throw DeveloperOperationError.invalid(field: "media", "An image is larger than \(PNG.maxFileBytes >> 20) MiB.") }
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+        func read(_ image: Image) throws -> Data {
+            let size = (try? FileManager.default.attributesOfItem(atPath: image.path)[.size] as? NSNumber)?.intValue ?? 0
+            guard size <= PNG.maxFileBytes else {
+                throw DeveloperOperationError.invalid(field: "media", "Not saved: \(image.name) is larger than \(PNG.maxFileBytes >> 20) MiB.")
+            }
+            return try Data(contentsOf: URL(fileURLWithPath: image.path))
         }
         let iconData = try icon.map(read)
         let shots = try screenshots.filter { !$0.value.isEmpty }.mapValues { try $0.map(read) }

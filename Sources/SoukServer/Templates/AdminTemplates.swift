@@ -364,10 +364,15 @@ enum AdminTemplates {
         "admin-catalog-review": """
             {{> start}}
             {{> console-nav}}
+            {{> console-catalog-review}}
+            {{> end}}
+            """,
+        // The two consoles' catalog review (`CatalogReviewPage`), under their own navigation.
+        "console-catalog-review": """
             <h1>Review changes to {{app}}</h1>
             {{#unchanged}}<p class="notice" role="status">No change: the catalog already is what you sent.</p>
             <p><a href="{{catalogHref}}">Back to the catalog</a></p>{{/unchanged}}
-            {{^unchanged}}<p>Applying makes these changes to revision {{revision}}, as <code>souk catalog apply</code> would:</p>
+            {{^unchanged}}<p>Applying makes these changes to revision {{revision}}{{#namesCommand}}, as <code>souk catalog apply</code> would{{/namesCommand}}:</p>
             <pre class="diff">{{#lines}}{{#added}}<ins>{{text}}</ins>{{/added}}{{#removed}}<del>{{text}}</del>{{/removed}}{{^added}}{{^removed}}<span>{{text}}</span>{{/removed}}{{/added}}
             {{/lines}}</pre>
             {{#has-fileLines}}<h2>The catalog file, line by line</h2>
@@ -380,7 +385,6 @@ enum AdminTemplates {
             <input type="hidden" name="catalog" value="{{text}}">
             <button type="submit">Apply these changes</button> <a href="{{catalogHref}}" class="button secondary">Cancel</a>
             </form>{{/unchanged}}
-            {{> end}}
             """,
         "admin-catalog-too-large": """
             {{> start}}

@@ -164,22 +164,7 @@ enum DeveloperTemplates {
         "developer-catalog-review": """
             {{> start}}
             {{> developer-nav}}
-            <h1>Review changes to {{app}}</h1>
-            {{#unchanged}}<p class="notice" role="status">No change: the catalog already is what you sent.</p>
-            <p><a href="{{catalogHref}}">Back to the catalog</a></p>{{/unchanged}}
-            {{^unchanged}}<p>Applying makes these changes to revision {{revision}}:</p>
-            <pre class="diff">{{#lines}}{{#added}}<ins>{{text}}</ins>{{/added}}{{#removed}}<del>{{text}}</del>{{/removed}}{{^added}}{{^removed}}<span>{{text}}</span>{{/removed}}{{/added}}
-            {{/lines}}</pre>
-            {{#has-fileLines}}<h2>The catalog file, line by line</h2>
-            <p class="muted">Removed lines are struck through and marked −, added lines are marked +; “…” folds unchanged lines.</p>{{/has-fileLines}}
-            {{#has-fileLines}}<pre class="diff">{{/has-fileLines}}{{#fileLines}}{{#added}}<ins>+ {{text}}</ins>{{/added}}{{#removed}}<del>− {{text}}</del>{{/removed}}{{^added}}{{^removed}}<span>  {{text}}</span>{{/removed}}{{/added}}
-            {{/fileLines}}{{#has-fileLines}}</pre>{{/has-fileLines}}
-            <form method="post" action="{{action}}">
-            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <input type="hidden" name="review" value="{{review}}">
-            <input type="hidden" name="catalog" value="{{text}}">
-            <button type="submit">Apply these changes</button> <a href="{{catalogHref}}" class="button secondary">Cancel</a>
-            </form>{{/unchanged}}
+            {{> console-catalog-review}}
             {{> end}}
             """,
         "developer-catalog-too-large": """

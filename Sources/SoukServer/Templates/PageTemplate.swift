@@ -64,6 +64,7 @@ enum PageTemplate: String, CaseIterable, Sendable {
     // Partials (`{{> name}}`) and the layout's.
     case card
     case consoleNav = "console-nav"
+    case consoleCatalogReview = "console-catalog-review"
     case consoleRecoveryCodes = "console-recovery-codes"
     case consoleTwoFactor = "console-two-factor"
     case consolePager = "console-pager"

@@ -142,61 +142,42 @@ extension AdminController {
         return try await render(.adminApp, session: session, title: app.name, values, status: status)
     }
 
-    /// Subtitle, category, description and what's new (operators).
+    /// Subtitle, category, description and what's new (operators), through `SaveAppText` as in the
+    /// developer console.
     @Sendable func saveDetails(_ request: Request, context: Context) async throws -> Response {
         let (session, form) = try await consoleForm(request, context: context)
         let app = try await requireApp(context)
-        let category = (form["category"] ?? "").isEmpty ? nil : AppCategory(slug: form["category"] ?? "")
-        if !(form["category"] ?? "").isEmpty, category == nil {
-            return try await appDetailPage(session: session, app: app, notice: nil, error: "Choose a category from the list.", status: .badRequest)
-        }
-        let subtitle = form["subtitle"] ?? "", description = form["description"] ?? "", whatsNew = form["whatsNew"] ?? ""
-        guard subtitle.count <= 80, description.count <= 8000, whatsNew.count <= 4000 else {
-            return try await appDetailPage(session: session, app: app, notice: nil,
-                                           error: "Too long: a subtitle has at most 80 characters, a description 8,000, what's new 4,000.",
-                                           status: .badRequest)
-        }
-        let before = app.auditDetailFields
-        let after = try await runtime.catalog.setMedia(appleItemId: app.appleItemId, subtitle: subtitle, category: category,
-                                                       description: description, whatsNew: whatsNew, blobs: runtime.blobs)
-        if after.auditDetailFields != before {
-            try await audit.record(actor: session.actor, action: .appDetails, target: "app:\(app.appleItemId)",
-                                   before: before, after: after.auditDetailFields)
+        do {
+            try await SaveAppText(services: developerServices)(actor: Self.staffActor(session), appleItemId: app.appleItemId, .init(
+                subtitle: form["subtitle"] ?? "", category: form["category"] ?? "", description: form["description"] ?? "",
+                whatsNew: form["whatsNew"] ?? ""))
+        } catch DeveloperOperationError.invalid(_, let message) {
+            return try await appDetailPage(session: session, app: app, notice: nil, error: message, status: .badRequest)
         }
         return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=details")
     }
 
     /// Icon and screenshots (operators), as `multipart/form-data`: `icon` (one square PNG),
-    /// `iphone` and `ipad` (PNGs, in order; each family sent replaces that family's list).
+    /// `iphone` and `ipad` (PNGs, in order; each family sent replaces that family's list), through
+    /// `SaveAppMedia` as in the developer console.
     @Sendable func uploadMedia(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()
         let app = try await requireApp(context)
         let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: runtime.config.workDir,
                                                 maxFileBytes: Self.maxMediaUploadBytes)
         defer { form.cleanUp() }
-        func read(_ file: MultipartForm.File) throws -> Data {
-            guard file.size <= PNG.maxFileBytes else { throw CatalogError.invalid("\(file.filename) is larger than \(PNG.maxFileBytes >> 20) MiB") }
-            return try Data(contentsOf: URL(fileURLWithPath: file.path))
-        }
-        let after: AppRecord
         do {
-            let icon = try form.files["icon"]?.first.map(read)
-            var screenshots: [AppMedia.Family: [Data]] = [:]
-            for family in AppMedia.Family.allCases {
-                if let files = form.files[family.rawValue], !files.isEmpty { screenshots[family] = try files.map(read) }
-            }
-            guard icon != nil || !screenshots.isEmpty else { throw CatalogError.invalid("choose an icon or screenshots to upload") }
-            after = try await runtime.catalog.setMedia(appleItemId: app.appleItemId, icon: icon, screenshots: screenshots, blobs: runtime.blobs)
-        } catch let error as CatalogError {
-            return try await appDetailPage(session: session, app: app, notice: nil, error: "Not saved: \(error.description).", status: .badRequest)
+            try await SaveAppMedia(services: developerServices)(actor: Self.staffActor(session), appleItemId: app.appleItemId,
+                                                                icon: form.mediaIcon, screenshots: form.mediaScreenshots)
+        } catch DeveloperOperationError.invalid(_, let message) {
+            return try await appDetailPage(session: session, app: app, notice: nil, error: message, status: .badRequest)
         }
-        try await audit.record(actor: session.actor, action: .appMedia, target: "app:\(app.appleItemId)",
-                               before: app.auditMediaFields, after: after.auditMediaFields)
         return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=media")
     }
 
-    /// A package zip (operators), as `multipart/form-data` field `package`: imported like
-    /// `souk packages import`, and it must be this app's. Ends on the app's page naming the version.
+    /// A package zip (operators), as `multipart/form-data` field `package`: imported by the operation
+    /// of `souk packages import` (`DeveloperOperations.uploadPackage`), and it must be this app's.
+    /// Ends on the app's page naming the version.
     @Sendable func uploadPackage(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()
         let app = try await requireApp(context)
@@ -206,23 +187,18 @@ extension AdminController {
         guard let file = form.files["package"]?.first else {
             return try await appDetailPage(session: session, app: app, notice: nil, error: "Choose a package (.zip) to upload.", status: .badRequest)
         }
-        let outcome: PackageImporter.Outcome
+        let upload: PackageUpload
         do {
-            outcome = try await runtime.importer.importPackage(at: file.path, expectedAppleItemId: app.appleItemId)
-        } catch let error as PackageError {
-            // The temporary file's path means nothing to the operator: name their file instead.
-            let location = error.location == file.path ? file.filename : error.location
+            upload = try await developerServices.operations.uploadPackage(actor: Self.staffActor(session), appleItemId: app.appleItemId,
+                                                                          appleVersionId: nil, at: file.path, upload: file.filename)
+        } catch DeveloperOperationError.invalid(let field, let problem) {
+            // "package" is the uploaded file as a whole: name it as the operator called it.
+            let location = field == "package" ? file.filename : field
             return try await appDetailPage(session: session, app: app, notice: nil,
-                                           error: "Package rejected: \(location): \(error.problem)", status: .unprocessableContent)
+                                           error: "Package rejected: \(location): \(problem)", status: .unprocessableContent)
         }
-        switch outcome {
-        case .imported(_, let version, let files, let bytes):
-            try await audit.record(actor: session.actor, action: .packageImport, target: "app:\(app.appleItemId)",
-                                   after: ["version": String(version), "files": String(files), "bytes": String(bytes), "upload": file.filename])
-            return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?imported=\(version)")
-        case .alreadyImported:
-            return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=already")
-        }
+        guard upload.imported else { return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=already") }
+        return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?imported=\(upload.version.appleVersionId)")
     }
 
     @Sendable func withdrawVersion(_ request: Request, context: Context) async throws -> Response {

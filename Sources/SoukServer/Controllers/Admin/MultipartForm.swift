@@ -3,6 +3,7 @@ import SoukStore
 import Hummingbird
 import MultipartKit
 import NIOCore
+import SoukApp
 import SoukCore
 
 /// A `multipart/form-data` body (the console's uploads: a package, an icon, screenshots), read as
@@ -197,5 +198,21 @@ struct MultipartForm: Sendable {
             file = nil
             form.cleanUp()
         }
+    }
+}
+
+extension MultipartForm {
+    /// The `icon` field's image, for `SaveAppMedia`.
+    var mediaIcon: SaveAppMedia.Image? {
+        files["icon"]?.first.map { SaveAppMedia.Image(path: $0.path, name: $0.filename) }
+    }
+
+    /// The screenshot fields' images (`iphone`, `ipad`), in the order they came, for `SaveAppMedia`.
+    var mediaScreenshots: [AppMedia.Family: [SaveAppMedia.Image]] {
+        var screenshots: [AppMedia.Family: [SaveAppMedia.Image]] = [:]
+        for family in AppMedia.Family.allCases {
+            screenshots[family] = files[family.rawValue]?.map { SaveAppMedia.Image(path: $0.path, name: $0.filename) }
+        }
+        return screenshots
     }
 }

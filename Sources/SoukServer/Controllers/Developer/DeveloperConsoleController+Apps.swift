@@ -100,11 +100,9 @@ extension DeveloperConsoleController {
         let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: services.workDir,
                                                 maxFileBytes: AdminController<Context>.maxMediaUploadBytes)
         defer { form.cleanUp() }
-        var screenshots: [AppMedia.Family: [String]] = [:]
-        for family in AppMedia.Family.allCases { screenshots[family] = form.files[family.rawValue]?.map(\.path) }
         do {
             try await SaveAppMedia(services: services)(actor: session.actor, appleItemId: app.appleItemId,
-                                                       icon: form.files["icon"]?.first?.path, screenshots: screenshots)
+                                                       icon: form.mediaIcon, screenshots: form.mediaScreenshots)
         } catch DeveloperOperationError.invalid(_, let message) {
             return try await appDetailPage(session: session, app: app, notice: nil, error: message, status: .badRequest)
         }
@@ -126,7 +124,7 @@ extension DeveloperConsoleController {
         let upload: PackageUpload
         do {
             upload = try await services.operations.uploadPackage(actor: session.actor, appleItemId: app.appleItemId, appleVersionId: nil,
-                                                                 at: file.path)
+                                                                 at: file.path, upload: file.filename)
         } catch DeveloperOperationError.invalid(let field, let problem) {
             // "package" is the uploaded file as a whole: name it as the developer called it.
             let location = field == "package" ? file.filename : field

@@ -69,26 +69,15 @@ extension DeveloperConsoleController {
         let (session, state, form) = try await catalogForm(request, context: context)
         let text = form["catalog"] ?? ""
         guard text.utf8.count <= AdminController<Context>.maxCatalogBytes else { return try await tooLargePage(session: session, app: state.catalog.app) }
+        let page = CatalogReviewPage(catalogPath: Self.catalogPath(state.catalog.app), namesCommand: false)
+        let values: [String: Any]
         switch try await ReviewCatalogEdit(services: services)(actor: session.actor, app: state.catalog.app, text: text) {
         case .refused(let error):
             return try await catalogEditor(session: session, state: state, text: text, notice: nil, error: error, status: .unprocessableContent)
-        case .unchanged:
-            return try await render(.developerCatalogReview, session: session, title: "Review changes to \(state.catalog.app)", [
-                "app": state.catalog.app, "unchanged": true, "catalogHref": Self.catalogPath(state.catalog.app),
-            ])
-        case .changes(let changes):
-            let fileLines = TextDiff.lines(from: CatalogFile.encode(state.catalog), to: changes.text)?.map { line -> [String: Any] in
-                ["text": line.text, "added": line.kind == .added, "removed": line.kind == .removed]
-            }
-            var values: [String: Any] = [
-                "app": state.catalog.app, "revision": String(changes.report.revision ?? state.revision), "text": changes.text,
-                "unchanged": false, "lines": changes.report.diff.lines.map(AdminController<Context>.diffLine),
-                "action": Self.catalogPath(state.catalog.app) + "/apply", "catalogHref": Self.catalogPath(state.catalog.app),
-                "review": changes.review.uuidString.lowercased(),
-            ]
-            values["fileLines"] = fileLines
-            return try await render(.developerCatalogReview, session: session, title: "Review changes to \(state.catalog.app)", values)
+        case .unchanged: values = page.values(state: state, changes: nil)
+        case .changes(let changes): values = page.values(state: state, changes: changes)
         }
+        return try await render(.developerCatalogReview, session: session, title: "Review changes to \(state.catalog.app)", values)
     }
 
     /// Applies the reviewed text; anything but the reviewed text at the reviewed revision is 409.
