@@ -13,15 +13,15 @@ public enum ExportRows {
     /// With `price`, the price its store stated (milliunits and currency) and the part refunded (milliunits).
     public static func purchase(_ database: SoukDatabase, app: String, account: UUID, at: Date, transaction: String,
                                 product: String = "reader.coins.100", price: (milliunits: Int64, currency: String)? = nil,
-                                refundedMilliunits: Int64? = nil) async throws -> UUID {
+                                refundedMilliunits: Int64? = nil, country: String? = nil) async throws -> UUID {
         let id = UUID()
         try await database.sql.raw("""
             INSERT INTO purchases (id, app, account_id, store, status, environment, product_id, store_product_id, claimed_transaction_id,
             transaction_id, original_transaction_id, product_type, purchase_date, quantity, attempts, created_at, updated_at,
-            price_milliunits, currency, refunded_amount)
+            price_milliunits, currency, refunded_amount, country)
             VALUES (\(bind: id), \(bind: app), \(bind: account), 'apple_store', 'granted', 'Production', \(bind: product),
             \(bind: "com.example.\(product)"), \(bind: transaction), \(bind: transaction), \(bind: transaction), 'consumable', \(bind: at), 1, 1,
-            \(bind: at), \(bind: at), \(bind: price?.milliunits), \(bind: price?.currency), \(bind: refundedMilliunits))
+            \(bind: at), \(bind: at), \(bind: price?.milliunits), \(bind: price?.currency), \(bind: refundedMilliunits), \(bind: country))
             """).run()
         return id
     }

@@ -17,7 +17,7 @@ import Testing
                                            "will_renew": .bool(false), "amount": .integer(-299)])
         let line = RawExportLines.line(values, kind: .purchases, format: .csv)
         #expect(line.hasPrefix("2026-11-16T00:00:00.500Z,\"com.a,b\",,"))
-        #expect(line.contains(",3,,,false,,,\"said \"\"no\"\"\r\nthen left\",-299,,,\r\n"))
+        #expect(line.contains(",3,,,false,,,\"said \"\"no\"\"\r\nthen left\",-299,,,,\r\n"))
         #expect(line.hasSuffix(",\r\n") && line.filter { $0 == "," }.count >= RawExportKind.purchases.columns.count - 1)
     }
 

@@ -73,13 +73,15 @@ import Testing
             let base = "metrics?metric=mrr&from=2026-11-01&to=2026-11-02&app=\(World.acmeApp)"
             let long = String(repeating: "p", count: 201)
             for (filter, field) in [("store=itunes", "store"), ("environment=staging", "environment"), ("country=XX", "country"),
-                                    ("country=UNITED", "country"), ("product=\(long)", "product"),
+                                    ("country=UNITED", "country"), ("product=\(long)", "product"), ("product=reader.nothing", "product"),
                                     ("store=apple_store&country=DE", "country"), ("product=reader.monthly&store=roku", "product"),
                                     ("product=reader.monthly&country=US&store=roku", "country")] {
                 let answer = try await client.developer(.get, "\(base)&\(filter)", key: world.acmeKey)
                 #expect(answer.status == .badRequest && answer.headers[.contentType] == "application/problem+json", "\(filter): \(answer.status)")
                 #expect(answer.object["field"] as? String == field, "\(filter): \(answer.text)")
             }
+            let unknown = try await client.developer(.get, "\(base)&product=reader.nothing", key: world.acmeKey)
+            #expect((unknown.object["detail"] as? String)?.contains("no product of \(World.acmeApp)'s catalog") == true, "\(unknown.text)")
             let combined = try await client.developer(.get, "\(base)&store=apple_store&country=DE", key: world.acmeKey)
             #expect((combined.object["detail"] as? String)?.contains("not a combination") == true, "\(combined.text)")
             // Another organisation's app stays not found, whatever the filter.

@@ -54,7 +54,7 @@ import Testing
         try await World.with(backend) { _, runtime, world in
             let at = Self.day.start.addingTimeInterval(600)
             try await ExportRows.purchase(runtime.database, app: World.acmeApp, account: world.buyer, at: at, transaction: "usd",
-                                          price: (9_990, "USD"), refundedMilliunits: 4_990)
+                                          price: (9_990, "USD"), refundedMilliunits: 4_990, country: "US")
             try await ExportRows.purchase(runtime.database, app: World.acmeApp, account: world.buyer, at: at.addingTimeInterval(1),
                                           transaction: "jpy", price: (1_200_000, "JPY"))
             try await ExportRows.purchase(runtime.database, app: World.acmeApp, account: world.buyer, at: at.addingTimeInterval(2), transaction: "none")
@@ -62,9 +62,9 @@ import Testing
             let lines = try await Self.text(try await RawExports(runtime: runtime).open(actor: .cli(user: "ops"), asked))
                 .split(separator: "\n").map(String.init)
             #expect(lines.count == 3)
-            #expect(lines[0].hasSuffix(#""amount":999,"currency":"USD","amount_refunded":499,"refunded_at":null}"#), "\(lines[0])")
-            #expect(lines[1].hasSuffix(#""amount":1200,"currency":"JPY","amount_refunded":null,"refunded_at":null}"#), "\(lines[1])")
-            #expect(lines[2].hasSuffix(#""amount":null,"currency":null,"amount_refunded":null,"refunded_at":null}"#), "\(lines[2])")
+            #expect(lines[0].hasSuffix(#""amount":999,"currency":"USD","amount_refunded":499,"refunded_at":null,"country":"US"}"#), "\(lines[0])")
+            #expect(lines[1].hasSuffix(#""amount":1200,"currency":"JPY","amount_refunded":null,"refunded_at":null,"country":null}"#), "\(lines[1])")
+            #expect(lines[2].hasSuffix(#""amount":null,"currency":null,"amount_refunded":null,"refunded_at":null,"country":null}"#), "\(lines[2])")
         }
     }
 

@@ -60,6 +60,17 @@ package struct DeveloperMetrics: Sendable {
         return try await rollups.dimensions(app: app, sandbox: sandbox)
     }
 
+    /// The products a filter may name: the catalog's, on sale or retired, and any the rollup has
+    /// numbers of (a product id a period carries although the catalog never listed it).
+    func knownProducts(app: String, sandbox: Bool) async throws -> Set<String> {
+        var known = Set(try await rollups.dimensions(app: app, sandbox: sandbox).products)
+        if let state = try await ownership.catalogs.state(app: app) {
+            known.formUnion(state.catalog.products.map(\.id))
+            known.formUnion(state.retired.map(\.id))
+        }
+        return known
+    }
+
     package func series(actor: SoukActor, _ query: MetricsQuery) async throws -> MetricsAnswer {
         try DeveloperOwnership.authorizeReading(actor, .metricsRead)
         try await ownership.reach(catalog: query.app, for: actor)
@@ -68,6 +79,9 @@ package struct DeveloperMetrics: Sendable {
             throw DeveloperOperationError.invalid(field: "to", "at most \(MetricsQuery.maxDays) days from from")
         }
         let scope = query.scope
+        if scope.product != MetricScope.every, try await !knownProducts(app: query.app, sandbox: query.sandbox).contains(scope.product) {
+            throw DeveloperOperationError.badParameter(field: "product", "is no product of \(query.app)'s catalog, on sale or retired")
+        }
         let rows = try await rollups.rows(app: query.app, sandbox: query.sandbox, store: scope.store, product: scope.product,
                                           country: scope.country, metrics: MetricSeries.sources(of: query.metric),
                                           from: query.from, to: query.to)

@@ -13,7 +13,7 @@ public enum RawExportKind: String, Sendable, CaseIterable {
             ["recorded_at", "app", "store", "environment", "status", "payment_id", "account_token", "product_id", "store_product_id",
              "product_type", "transaction_id", "original_transaction_id", "purchase_date", "expires_date", "quantity", "period_type",
              "subscription_state", "will_renew", "grace_expires_at", "revoked_at", "revocation_reason", "amount", "currency",
-             "amount_refunded", "refunded_at"]
+             "amount_refunded", "refunded_at", "country"]
         case .events:
             ["recorded_at", "occurred_at", "app", "event_id", "type", "source", "environment", "store", "account_token", "product_id",
              "entitlement_id", "payment_id", "transaction_id", "original_transaction_id", "expires_at", "amount", "currency"]

@@ -48,7 +48,7 @@ extension RawExportStore {
                     .time(at), .text(app), .text("marketplace"), environment, .text(try row.decode(column: "status", as: String.self)),
                     orderId, token, .null, .text(item), .text("paid-app"), .null, .null, .time(at), .null, .integer(1), .null, .null, .null,
                     .null, .null, .null, .integer(try row.decode(column: "amount", as: Int64.self)), currency, refunded,
-                    .instant(try row.decode(column: "refunded_at", as: Date?.self)),
+                    .instant(try row.decode(column: "refunded_at", as: Date?.self)), .null,
                 ]
             case .paidEvent, .refundEvent:
                 let amount = moment == .paidEvent ? ExportValue.integer(try row.decode(column: "amount", as: Int64.self)) : refunded

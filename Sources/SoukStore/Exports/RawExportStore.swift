@@ -64,7 +64,7 @@ public struct RawExportStore: Sendable {
             SELECT p.id, p.created_at, p.store, p.environment, p.status, p.account_id, t.token, p.product_id, p.store_product_id,
             p.product_type, p.transaction_id, p.original_transaction_id, p.purchase_date, p.expires_date, p.quantity, p.period_type,
             p.subscription_state, p.will_renew, p.grace_expires_at, p.revoked_at, p.revocation_reason,
-            p.price_milliunits, p.currency, p.refunded_amount
+            p.price_milliunits, p.currency, p.refunded_amount, p.country
             FROM purchases p LEFT JOIN account_tokens t ON t.account_id = p.account_id AND t.app = p.app
             WHERE p.app = \(bind: app) AND p.created_at >= \(bind: from) AND p.created_at < \(bind: to)\
             \(Self.after(position, table: "purchases", alias: "p", time: "created_at"))
@@ -85,7 +85,7 @@ public struct RawExportStore: Sendable {
                 .string(try row.decode(column: "subscription_state", as: String?.self)), .flag(try row.decode(column: "will_renew", as: Bool?.self)),
                 .instant(try row.decode(column: "grace_expires_at", as: Date?.self)), .instant(try row.decode(column: "revoked_at", as: Date?.self)),
                 .string(try row.decode(column: "revocation_reason", as: String?.self)),
-            ] + (try Self.storePrice(row))
+            ] + (try Self.storePrice(row)) + [.string(try row.decode(column: "country", as: String?.self))]
             records.append(ExportRecord(at: at, id: id, values: values))
         }
         return records

@@ -100,6 +100,9 @@ struct MetricsPage {
         } catch DeveloperOperationError.invalid(let field, let problem) {
             values["error"] = "\(field): \(problem)"
             return MetricsPage(values: values, status: .unprocessableContent)
+        } catch DeveloperOperationError.badParameter(let field, let problem) {
+            values["error"] = "\(field): \(problem)"
+            return MetricsPage(values: values, status: .badRequest)
         }
         // The cohort table needs no exchange rate: it is shown beside a chart and beside a missing rate.
         let last = form.to.month, first = last.adding(months: 1 - CohortHeatMap.months)
