@@ -29,16 +29,17 @@ struct AppsCommand: AsyncParsableCommand {
         func run() async throws {
             let id = try parseAppleID(appleItemId, option: "--apple-item-id")
             try await withRuntime(settings) { runtime in
-                let organisation = try await AppsCommand.organisation(developer, runtime: runtime)
-                let app = try await runtime.catalog.createApp(NewApp(
-                    appleItemId: id, bundleId: bundleId, name: name, subtitle: subtitle, description: description,
-                    developerName: developerName.isEmpty ? organisation?.name ?? "" : developerName, access: access, developerID: organisation?.id))
+                let app: AppRecord
+                do {
+                    app = try await CreateApp(services: DeveloperServices(runtime: runtime, now: { Date() }))(NewApp(
+                        appleItemId: id, bundleId: bundleId, name: name, subtitle: subtitle, description: description,
+                        developerName: developerName, access: access), developer: developer, actor: .currentCLIUser)
+                } catch DeveloperOperationError.notFound(let message) {
+                    throw CommandFailure(message)
+                }
                 if let icon {
                     try await runtime.catalog.setIcon(appleItemId: id, pngAt: icon, blobs: runtime.blobs)
                 }
-                try await runtime.auditCLI(.appCreate, target: "app:\(id)", after: ["bundle_id": app.bundleId, "name": app.name,
-                                                                                      "developer": app.developerName, "access": app.access.rawValue,
-                                                                                      "developer_id": organisation?.id ?? ""])
                 print("Created app \(app.appleItemId) \(app.bundleId) \"\(app.name)\" (access: \(app.access.rawValue))")
             }
         }

@@ -81,7 +81,7 @@ struct PurchasesCommand: AsyncParsableCommand {
             guard let paymentId = UUID(uuidString: id) else { throw CommandFailure("\(id) is not a payment id (a UUID)") }
             try await withRuntime(settings) { runtime in
                 let refunds = runtime.storeRefunds(verifiers: try runtime.storeVerifiers())
-                switch try await refunds.refund(paymentId, prorated: prorated, actor: AuditLog.cliActor) {
+                switch try await refunds.refund(paymentId, prorated: prorated, actor: .currentCLIUser) {
                 case .success(.revoked(let payment, let method)):
                     print("Refunded \(payment.productId) (payment \(id)) at Google Play (\(method)); Google confirms it: access ended")
                 case .success(.requested(let payment, let method)):

@@ -51,8 +51,7 @@ struct SubscriptionsExtendCommand: AsyncParsableCommand {
             do {
                 if let account {
                     let person = try await runtime.catalog.people.requireAccount(email: account)
-                    let outcomes = try await operations.extend(app: app, account: person.id, accountLabel: person.email, days: days,
-                                                               reason: reason, actor: AuditLog.cliActor)
+                    let outcomes = try await operations.extend(app: app, person: person, days: days, reason: reason, actor: .currentCLIUser)
                     for outcome in outcomes {
                         switch outcome.result {
                         case .extended(let date):
@@ -68,7 +67,7 @@ struct SubscriptionsExtendCommand: AsyncParsableCommand {
                     let row = try await operations.extendAll(app: app, product: product, days: days, reason: reason,
                                                              storefronts: storefronts.isEmpty ? nil : storefronts,
                                                              environment: CommerceEnvironment(rawValue: environment) ?? .production,
-                                                             actor: AuditLog.cliActor)
+                                                             actor: .currentCLIUser)
                     guard row.status == .pending else { throw CommandFailure("Apple refused the extension: \(row.detail ?? "-")") }
                     print("Asked Apple to extend every active subscriber of \(row.productId ?? product) by \(days) days (request \(row.requestIdentifier)); "
                           + "the server moves the entitlements when Apple completes it (souk subscriptions extensions --app \(app)).")

@@ -32,8 +32,9 @@ import Testing
         try await AppleConsumptionServerTests.with(backend, apple: { _ in }) { fixture, fake in
             let transaction = try await Self.subscribe(fixture, fake, fixture.alice)
             let operations = fixture.runtime.appleOperations(verifiers: try fixture.runtime.storeVerifiers())
-            let outcomes = try await operations.extend(app: Self.app, account: fixture.alice.account, accountLabel: fixture.alice.email,
-                                                       days: 7, reason: 3, actor: "cli:test")
+            let alice = try await fixture.runtime.catalog.people.requireAccount(email: fixture.alice.email)
+            let bob = try await fixture.runtime.catalog.people.requireAccount(email: fixture.bob.email)
+            let outcomes = try await operations.extend(app: Self.app, person: alice, days: 7, reason: 3, actor: .cli(user: "test"))
             let expected = try #require(transaction.expiresDate).addingTimeInterval(7 * Self.day)
             guard case .extended(let date) = try #require(outcomes.first).result else {
                 Issue.record("not extended: \(outcomes)")
@@ -50,10 +51,10 @@ import Testing
 
             // Bad input is refused before Apple is asked; an account without subscriptions too.
             await #expect(throws: AppleOperations.Refusal.self) {
-                _ = try await operations.extend(app: Self.app, account: fixture.alice.account, accountLabel: "alice", days: 91, reason: 1, actor: "cli:test")
+                _ = try await operations.extend(app: Self.app, person: alice, days: 91, reason: 1, actor: .cli(user: "test"))
             }
             await #expect(throws: AppleOperations.Refusal.self) {
-                _ = try await operations.extend(app: Self.app, account: fixture.bob.account, accountLabel: "bob", days: 3, reason: 1, actor: "cli:test")
+                _ = try await operations.extend(app: Self.app, person: bob, days: 3, reason: 1, actor: .cli(user: "test"))
             }
         }
     }
@@ -66,7 +67,7 @@ import Testing
             let bob = try await Self.subscribe(fixture, fake, fixture.bob)
             let operations = fixture.runtime.appleOperations(verifiers: try fixture.runtime.storeVerifiers())
             let row = try await operations.extendAll(app: Self.app, product: "reader.monthly", days: 3, reason: 1, storefronts: ["USA"],
-                                                     environment: .production, actor: "cli:test")
+                                                     environment: .production, actor: .cli(user: "test"))
             #expect(row.status == .pending && row.productId == "com.example.reader.monthly")
             #expect(fake.massExtensions.first?.requestIdentifier == row.requestIdentifier)
             // The server's extension worker reads Apple's status, then moves both subscriptions.
@@ -83,7 +84,7 @@ import Testing
 
             await #expect(throws: AppleOperations.Refusal.self) {
                 _ = try await operations.extendAll(app: Self.app, product: "reader.coins.100", days: 3, reason: 1, storefronts: nil,
-                                                   environment: .production, actor: "cli:test")
+                                                   environment: .production, actor: .cli(user: "test"))
             }
         }
     }

@@ -293,7 +293,7 @@ import Testing
 
             // `souk purchases refund`'s operation: Google takes the request, but does not read it refunded yet.
             let refunds = fixture.runtime.storeRefunds(verifiers: StoreVerifiers([rig.google]))
-            guard case .success(.requested(let requested, let method)) = try await refunds.refund(book, actor: "cli:tester") else {
+            guard case .success(.requested(let requested, let method)) = try await refunds.refund(book, actor: .cli(user: "tester")) else {
                 Issue.record("the refund must be requested"); return
             }
             #expect(method == "orders.refund" && requested.revokedAt == nil)

@@ -20,12 +20,15 @@ extension AppleOperations {
         public var result: Result
     }
 
-    /// Extends every live App Store subscription of `account` in `app` by `days` (one request per
+    /// Extends every live App Store subscription of `person` in `app` by `days` (one request per
     /// subscription, each recorded before Apple is asked) and moves its entitlement to Apple's new
-    /// date at once. A subscription Apple refuses is reported, not retried.
-    /// - Throws: `Refusal` for bad input or a missing key; `StoreFault` when Apple gave no answer
-    ///   (the row says so; nothing moved).
-    public func extend(app: String, account: UUID, accountLabel: String, days: Int, reason: Int, actor: String) async throws -> [ExtensionOutcome] {
+    /// date at once, for `actor` (`AccountScope` decides first: the console's person page and `souk
+    /// subscriptions extend --account`). A subscription Apple refuses is reported, not retried.
+    /// - Throws: `PeopleOperationError.refused` for an actor below the role; `Refusal` for bad input
+    ///   or a missing key; `StoreFault` when Apple gave no answer (the row says so; nothing moved).
+    public func extend(app: String, person: AccountRecord, days: Int, reason: Int, actor: SoukActor) async throws -> [ExtensionOutcome] {
+        try await AccountScope(audit: audit).check(.extendSubscriptions, actor: actor, on: person)
+        let account = person.id, accountLabel = person.email
         let code = try Self.check(days: days, reason: reason)
         let (credentials, _) = try await credentials(app: app)
         let live = try await liveSubscriptions(app: app, account: account)
@@ -37,7 +40,7 @@ extension AppleOperations {
             let request = AppleExtendRenewalDateRequest(extendByDays: days, extendReasonCode: code, requestIdentifier: Self.requestIdentifier())
             let row = AppleRenewalExtension(app: app, requestIdentifier: request.requestIdentifier, kind: .single, environment: environment,
                                             productId: purchase.storeProductId, originalTransactionId: original, extendByDays: days,
-                                            reasonCode: reason, requestedBy: actor, requestedAt: now())
+                                            reasonCode: reason, requestedBy: actor.auditName, requestedAt: now())
             try await extensions.record(row)
             let answer: AppleAPIAnswer<AppleExtendRenewalDateResponse>
             do {

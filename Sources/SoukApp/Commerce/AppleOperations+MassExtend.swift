@@ -26,9 +26,12 @@ extension AppleOperations {
     /// Checks a mass extension of `product` (a Souk product id or its App Store product id): days
     /// and reason within Apple's limits, storefronts as ISO 3166-1 alpha-3 codes, the product an
     /// auto-renewable subscription of the app's catalog, the app's In-App Purchase key configured.
-    /// - Throws: `Refusal` saying what is wrong; nothing is written.
+    /// `AccountScope` decides first whether `actor` may extend every subscriber of the app at once.
+    /// - Throws: `PeopleOperationError.refused` for an actor below the role; `Refusal` saying what
+    ///   is wrong; nothing is written (but a staff member's refusal, audited).
     public func planMassExtension(app: String, product: String, days: Int, reason: Int, storefronts: [String]?,
-                                  environment: CommerceEnvironment) async throws -> MassExtensionPlan {
+                                  environment: CommerceEnvironment, actor: SoukActor) async throws -> MassExtensionPlan {
+        try await AccountScope(audit: audit).check(.extendSubscriptions, actor: actor, app: app)
         _ = try Self.check(days: days, reason: reason)
         let storefronts = storefronts.flatMap { $0.isEmpty ? nil : $0 }
         for code in storefronts ?? [] where !(code.count == 3 && code.allSatisfy { $0.isASCII && $0.isUppercase }) {
@@ -48,16 +51,17 @@ extension AppleOperations {
     /// App Store product id) by `days`; the worker follows the request until Apple completes it,
     /// then moves the entitlements of the app's purchases it covered.
     public func extendAll(app: String, product: String, days: Int, reason: Int, storefronts: [String]?, environment: CommerceEnvironment,
-                          actor: String) async throws -> AppleRenewalExtension {
+                          actor: SoukActor) async throws -> AppleRenewalExtension {
         try await extendAll(try await planMassExtension(app: app, product: product, days: days, reason: reason, storefronts: storefronts,
-                                                        environment: environment), actor: actor)
+                                                        environment: environment, actor: actor), actor: actor)
     }
 
     /// Sends a checked mass extension to Apple: recorded first (pending), then as Apple answered,
-    /// and audited (`subscriptions.extend_mass`) as `actor`.
+    /// and audited (`subscriptions.extend_mass`) as `actor`, whom `AccountScope` allows it.
     /// - Throws: `Refusal` when the key went meanwhile; `StoreFault` when Apple gave no answer (the
     ///   row says so; nothing moved).
-    public func extendAll(_ plan: MassExtensionPlan, actor: String) async throws -> AppleRenewalExtension {
+    public func extendAll(_ plan: MassExtensionPlan, actor: SoukActor) async throws -> AppleRenewalExtension {
+        try await AccountScope(audit: audit).check(.extendSubscriptions, actor: actor, app: plan.app)
         let app = plan.app, sku = plan.appleProductId, days = plan.days, reason = plan.reason
         let storefronts = plan.storefronts, environment = plan.environment
         let code = try Self.check(days: days, reason: reason)
@@ -66,7 +70,7 @@ extension AppleOperations {
                                                         productId: sku, storefrontCountryCodes: storefronts)
         var row = AppleRenewalExtension(app: app, requestIdentifier: request.requestIdentifier, kind: .mass, environment: environment, productId: sku,
                                         originalTransactionId: nil, extendByDays: days, reasonCode: reason, storefronts: storefronts,
-                                        requestedBy: actor, requestedAt: now())
+                                        requestedBy: actor.auditName, requestedAt: now())
         try await extensions.record(row)
         let answer: AppleAPIAnswer<String>
         do {

@@ -55,9 +55,18 @@ public struct StoreRefunds: Sendable {
         }
     }
 
-    /// Refunds the purchase `paymentId` (of `account`, when given) at its store.
-    public func refund(_ paymentId: UUID, prorated: Bool = false, actor: String, account: UUID? = nil) async throws -> Result<Outcome, Failure> {
-        guard let purchase = try await purchases.payment(paymentId), account == nil || purchase.accountId == account else {
+    /// Refunds the purchase `paymentId` at its store for `actor`: the one path of the operator's
+    /// console and `souk purchases refund`. With `person` (the console's person page), `AccountScope`
+    /// decides first (`refund`: operators, on a lower role; a refusal throws
+    /// `PeopleOperationError.refused`) and the id selects only that person's purchase; a payment id
+    /// alone is the server's operator's (a `souk` command). Writes `purchase.refund`.
+    public func refund(_ paymentId: UUID, prorated: Bool = false, actor: SoukActor, of person: AccountRecord? = nil) async throws -> Result<Outcome, Failure> {
+        switch (actor, person) {
+        case (_, let person?): try await AccountScope(audit: audit).check(.refund, actor: actor, on: person)
+        case (.cli, nil), (.system, nil): break
+        default: throw PeopleOperationError.refused("A refund by payment id alone is the server operator's (souk purchases refund).")
+        }
+        guard let purchase = try await purchases.payment(paymentId), person == nil || purchase.accountId == person?.id else {
             return .failure(Failure(.notFound, "No purchase has the payment id \(paymentId.uuidString.lowercased())."))
         }
         guard purchase.store == .googlePlay else {

@@ -13,7 +13,6 @@ extension AdminController {
     @Sendable func extendSubscriptions(_ request: Request, context: Context) async throws -> Response {
         let (session, form) = try await consoleForm(request, context: context)
         let account = try await requirePerson(context)
-        try await authorize(.extendSubscriptions, session: session, on: account)
         let app = (form["app"] ?? "").trimmingCharacters(in: .whitespaces)
         func answer(notice: String?, error: String?, status: HTTPResponse.Status) async throws -> Response {
             try await personPage(session: session, account: account, notice: notice, error: error, status: status)
@@ -23,7 +22,7 @@ extension AdminController {
         }
         do {
             let outcomes = try await runtime.appleOperations(verifiers: try runtime.storeVerifiers())
-                .extend(app: app, account: account.id, accountLabel: account.email, days: days, reason: reason, actor: session.actor)
+                .extend(app: app, person: account, days: days, reason: reason, actor: Self.staffActor(session))
             let lines = outcomes.map { outcome in
                 switch outcome.result {
                 case .extended(let date): "\(outcome.productId) renews \(WebController<Context>.format(date))."
@@ -31,6 +30,8 @@ extension AdminController {
                 }
             }
             return try await answer(notice: lines.joined(separator: " "), error: nil, status: .ok)
+        } catch PeopleOperationError.refused(let reason) {
+            throw Problem(.forbidden, reason)
         } catch let refusal as AppleOperations.Refusal {
             return try await answer(notice: nil, error: refusal.description, status: .badRequest)
         } catch let fault as StoreFault {

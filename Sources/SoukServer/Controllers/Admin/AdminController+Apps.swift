@@ -66,15 +66,13 @@ extension AdminController {
         guard let access = AccessPolicy(rawValue: form["access"] ?? "public") else { return try await refuse("Access must be public or account.") }
         let app: AppRecord
         do {
-            app = try await runtime.catalog.createApp(NewApp(appleItemId: id, bundleId: entered["bundleId"] ?? "", name: entered["name"] ?? "",
-                                                               subtitle: "", description: "", developerName: entered["developer"] ?? "",
-                                                               access: access))
+            app = try await CreateApp(services: developerServices)(NewApp(
+                appleItemId: id, bundleId: entered["bundleId"] ?? "", name: entered["name"] ?? "", developerName: entered["developer"] ?? "",
+                access: access), actor: Self.staffActor(session))
         } catch let error as CatalogError {
             return try await refuse(error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
         }
-        try await audit.record(actor: session.actor, action: .appCreate, target: "app:\(id)",
-                               after: ["bundle_id": app.bundleId, "name": app.name, "developer": app.developerName, "access": access.rawValue])
-        return WebController<Context>.seeOther("/admin/apps/\(id)?done=created")
+        return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=created")
     }
 
     /// `/admin/apps/<AppleItemID>`: facts, storefront text and media, package upload, versions, availability.

@@ -66,7 +66,6 @@ extension AdminController {
         let (session, body) = try await consoleForm(request, context: context)
         let state = try await requireCatalog(context)
         let app = state.catalog.app
-        try await authorize(.extendSubscriptions, session: session, app: app)
         let form = MassExtensionForm(body)
         let store = AppleRenewalExtensionStore(database: runtime.database)
         func again(_ error: String, _ status: HTTPResponse.Status) async throws -> Response {
@@ -82,11 +81,14 @@ extension AdminController {
         let operations = runtime.appleOperations(verifiers: try storeVerifiers ?? runtime.storeVerifiers())
         do {
             let plan = try await operations.planMassExtension(app: app, product: form.product, days: days, reason: reason,
-                                                              storefronts: form.storefrontCodes, environment: environment)
+                                                              storefronts: form.storefrontCodes, environment: environment,
+                                                              actor: Self.staffActor(session))
             guard form.confirmed else { return try await confirmMassExtension(session: session, plan: plan) }
-            let row = try await operations.extendAll(plan, actor: session.actor)
+            let row = try await operations.extendAll(plan, actor: Self.staffActor(session))
             guard row.status == .pending else { return try await again("Apple refused the extension: \(row.detail ?? "-").", .badGateway) }
             return WebController<Context>.seeOther("\(Self.extensionsPath(app))?requested=\(row.requestIdentifier)")
+        } catch PeopleOperationError.refused(let reason) {
+            throw Problem(.forbidden, reason)
         } catch let refusal as AppleOperations.Refusal {
             return try await again("Not sent: \(refusal.description).", .badRequest)
         } catch let fault as StoreFault {

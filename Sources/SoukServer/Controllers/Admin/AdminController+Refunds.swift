@@ -23,7 +23,6 @@ extension AdminController {
     @Sendable func refundPurchase(_ request: Request, context: Context) async throws -> Response {
         let (session, form) = try await consoleForm(request, context: context)
         let account = try await requirePerson(context)
-        try await authorize(.refund, session: session, on: account)
         guard let paymentId = context.parameters.get("payment").flatMap(UUID.init(uuidString:)) else {
             throw Problem(.notFound, "This person has no purchase with this id.")
         }
@@ -32,7 +31,13 @@ extension AdminController {
         func page(error: String?, notice: String?, status: HTTPResponse.Status) async throws -> Response {
             try await personPage(session: session, account: account, notice: notice, error: error, status: status)
         }
-        switch try await refunds.refund(paymentId, prorated: prorated, actor: session.actor, account: account.id) {
+        let result: Result<StoreRefunds.Outcome, StoreRefunds.Failure>
+        do {
+            result = try await refunds.refund(paymentId, prorated: prorated, actor: Self.staffActor(session), of: account)
+        } catch PeopleOperationError.refused(let reason) {
+            throw Problem(.forbidden, reason)
+        }
+        switch result {
         case .success(.revoked(let payment, let method)):
             return try await page(error: nil, notice: "Refunded \(payment.productId) at Google Play (\(method)); Google confirms it, so access ended.",
                                   status: .ok)
