@@ -324,28 +324,37 @@ enum AdminTemplates {
         "admin-catalog": """
             {{> start}}
             {{> console-nav}}
+            {{> console-catalog}}
+            {{#isOperator}}<p>Edit the file, then review what applying it would change. Products left out are retired.</p>
+            {{> console-catalog-form}}{{/isOperator}}{{^isOperator}}<pre>{{text}}</pre>{{/isOperator}}
+            {{> end}}
+            """,
+        // The two consoles' catalog page (`CatalogEditorPage`), under their own navigation: the
+        // revision, the console's links, the products on sale and the entitlements.
+        "console-catalog": """
             <h1>Catalog of {{app}}</h1>
             {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
             <p>Revision {{revision}}.{{#retired}} Retired (off sale, ids never reused): {{retired}}.{{/retired}}</p>
-            <p><a href="{{extensionsHref}}">App Store renewal-date extensions</a> · <a href="{{credentialsHref}}">Store credentials</a></p>
+            <ul class="chips">{{#links}}<li><a href="{{href}}">{{label}}</a></li>{{/links}}</ul>
             <h2>Products</h2>
             {{^products}}<p class="muted">No product on sale.</p>{{/products}}
             {{#has-products}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Products on sale, in catalog order</caption>
             <thead><tr><th scope="col">Product</th><th scope="col">Type</th><th scope="col">Title</th><th scope="col">Prices</th><th scope="col">Entitlements</th></tr></thead><tbody>{{/has-products}}
-            {{#products}}<tr><td><a href="{{href}}">{{id}}</a></td><td>{{type}}</td><td>{{title}}</td><td>{{prices}}</td><td>{{entitlements}}</td></tr>
+            {{#products}}<tr><td>{{#href}}<a href="{{href}}">{{id}}</a>{{/href}}{{^href}}{{id}}{{/href}}</td><td>{{type}}</td><td>{{title}}</td><td>{{prices}}</td><td>{{entitlements}}</td></tr>
             {{/products}}{{#has-products}}</tbody></table></div>{{/has-products}}
             <h2>Entitlements</h2>
             {{^entitlements}}<p class="muted">None.</p>{{/entitlements}}<ul>{{#entitlements}}<li><code>{{id}}</code></li>{{/entitlements}}</ul>
             <h2>Catalog file</h2>
-            {{#isOperator}}<p>Edit the file, then review what applying it would change. Products left out are retired.</p>
+            """,
+        // The catalog file's form of both consoles' catalog page.
+        "console-catalog-form": """
             <form method="post" action="{{action}}">
             <input type="hidden" name="csrf_token" value="{{csrfToken}}">
             <label for="catalog-text">Catalog (JSON, the format of <code>souk catalog show</code>)</label>
             <textarea id="catalog-text" name="catalog" rows="24" spellcheck="false" class="code">{{text}}</textarea>
             <button type="submit">Review changes</button>
-            </form>{{/isOperator}}{{^isOperator}}<pre>{{text}}</pre>{{/isOperator}}
-            {{> end}}
+            </form>
             """,
         "admin-product": """
             {{> start}}

@@ -94,27 +94,9 @@ enum DeveloperTemplates {
         "developer-catalog": """
             {{> start}}
             {{> developer-nav}}
-            <h1>Catalog of {{app}}</h1>
-            {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
-            {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
-            <p>Revision {{revision}}.{{#retired}} Retired (off sale, ids never reused): {{retired}}.{{/retired}}</p>
-            <ul class="chips"><li><a href="{{grantsHref}}">Promotional grants</a></li><li><a href="{{purchasesHref}}">Purchases</a></li><li><a href="{{webhooksHref}}">Webhooks</a></li><li><a href="{{credentialsHref}}">Store credentials</a></li></ul>
-            <h2>Products</h2>
-            {{^products}}<p class="muted">No product on sale.</p>{{/products}}
-            {{#has-products}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Products on sale, in catalog order</caption>
-            <thead><tr><th scope="col">Product</th><th scope="col">Type</th><th scope="col">Title</th><th scope="col">Prices</th><th scope="col">Entitlements</th></tr></thead><tbody>{{/has-products}}
-            {{#products}}<tr><td>{{id}}</td><td>{{type}}</td><td>{{title}}</td><td>{{prices}}</td><td>{{entitlements}}</td></tr>
-            {{/products}}{{#has-products}}</tbody></table></div>{{/has-products}}
-            <h2>Entitlements</h2>
-            {{^entitlements}}<p class="muted">None.</p>{{/entitlements}}<ul>{{#entitlements}}<li><code>{{id}}</code></li>{{/entitlements}}</ul>
-            <h2>Catalog file</h2>
+            {{> console-catalog}}
             <p>Edit the file, then review what applying it would change. Products left out are retired.</p>
-            <form method="post" action="{{action}}">
-            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <label for="catalog-text">Catalog (JSON, the format of <code>souk catalog show</code>)</label>
-            <textarea id="catalog-text" name="catalog" rows="24" spellcheck="false" class="code">{{text}}</textarea>
-            <button type="submit">Review changes</button>
-            </form>
+            {{> console-catalog-form}}
             {{> end}}
             """,
         "developer-grants": """

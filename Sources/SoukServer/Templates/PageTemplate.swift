@@ -64,6 +64,8 @@ enum PageTemplate: String, CaseIterable, Sendable {
     // Partials (`{{> name}}`) and the layout's.
     case card
     case consoleNav = "console-nav"
+    case consoleCatalog = "console-catalog"
+    case consoleCatalogForm = "console-catalog-form"
     case consoleCatalogReview = "console-catalog-review"
     case consoleRecoveryCodes = "console-recovery-codes"
     case consoleTwoFactor = "console-two-factor"

@@ -53,22 +53,14 @@ extension AdminController {
     }
 
     func catalogEditor(session: ConsoleSession, state: CommerceCatalogState, text: String, notice: String?, error: String?,
-                               status: HTTPResponse.Status = .ok) async throws -> Response {
+                       status: HTTPResponse.Status = .ok) async throws -> Response {
         let app = state.catalog.app
-        var values: [String: Any] = [
-            "app": app, "revision": String(state.revision), "text": text,
-            "products": state.catalog.products.map { product in
-                ["id": product.id, "type": product.type.rawValue, "title": product.title["en"] ?? product.title.values.first ?? "",
-                 "prices": product.prices.map(\.formatted).joined(separator: ", "), "entitlements": product.entitlements.joined(separator: ", "),
-                 "href": "/admin/catalog/\(Self.pathComponent(app))/products/\(Self.pathComponent(product.id))"]
-            },
-            "entitlements": state.catalog.entitlements.map { ["id": $0.id] },
-            "action": "/admin/catalog/\(Self.pathComponent(app))/review", "extensionsHref": Self.extensionsPath(app), "credentialsHref": Self.credentialsPath(app),
-        ]
-        values["retired"] = state.retiredIdsForPage
-        values["notice"] = notice
-        values["error"] = error
-        return try await render(.adminCatalog, session: session, title: "Catalog of \(app)", values, status: status)
+        let page = CatalogEditorPage(
+            catalogPath: "/admin/catalog/\(Self.pathComponent(app))",
+            links: [("App Store renewal-date extensions", Self.extensionsPath(app)), ("Store credentials", Self.credentialsPath(app))],
+            productHref: { "/admin/catalog/\(Self.pathComponent(app))/products/\(Self.pathComponent($0))" })
+        return try await render(.adminCatalog, session: session, title: "Catalog of \(app)",
+                                page.values(state: state, text: text, notice: notice, error: error), status: status)
     }
 
     /// Reads the edited catalog file and shows what applying it would change.

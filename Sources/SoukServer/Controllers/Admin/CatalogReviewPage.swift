@@ -35,3 +35,35 @@ struct CatalogReviewPage {
         ["text": line, "added": line.hasPrefix("+"), "removed": line.hasPrefix("-")]
     }
 }
+
+/// What the two consoles' catalog page (`console-catalog`, `console-catalog-form`) shows: the
+/// revision, the products on sale and the entitlements, the console's links, and the catalog file
+/// to edit (its form posts to the review step).
+struct CatalogEditorPage {
+    /// `/admin/catalog/<app>` or `/developer/catalog/<app>`.
+    let catalogPath: String
+    /// The pages the catalog page links to, in order (label, path).
+    let links: [(label: String, href: String)]
+    /// A product's own page, when the console has one.
+    var productHref: ((String) -> String)?
+
+    func values(state: CommerceCatalogState, text: String, notice: String?, error: String?) -> [String: Any] {
+        var values: [String: Any] = [
+            "app": state.catalog.app, "revision": String(state.revision), "text": text, "action": catalogPath + "/review",
+            "products": state.catalog.products.map { product -> [String: Any] in
+                var row: [String: Any] = [
+                    "id": product.id, "type": product.type.rawValue, "title": product.title["en"] ?? product.title.values.first ?? "",
+                    "prices": product.prices.map(\.formatted).joined(separator: ", "), "entitlements": product.entitlements.joined(separator: ", "),
+                ]
+                row["href"] = productHref?(product.id)
+                return row
+            },
+            "entitlements": state.catalog.entitlements.map { ["id": $0.id] },
+            "links": links.map { ["label": $0.label, "href": $0.href] },
+        ]
+        values["retired"] = state.retiredIdsForPage
+        values["notice"] = notice
+        values["error"] = error
+        return values
+    }
+}

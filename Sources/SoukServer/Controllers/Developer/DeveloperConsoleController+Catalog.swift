@@ -27,22 +27,12 @@ extension DeveloperConsoleController {
     func catalogEditor(session: DeveloperSession, state: CommerceCatalogState, text: String, notice: String?, error: String?,
                        status: HTTPResponse.Status = .ok) async throws -> Response {
         let app = state.catalog.app
-        var values: [String: Any] = [
-            "app": app, "revision": String(state.revision), "text": text,
-            "products": state.catalog.products.map { product in
-                ["id": product.id, "type": product.type.rawValue, "title": product.title["en"] ?? product.title.values.first ?? "",
-                 "prices": product.prices.map(\.formatted).joined(separator: ", "), "entitlements": product.entitlements.joined(separator: ", ")]
-            },
-            "entitlements": state.catalog.entitlements.map { ["id": $0.id] },
-            "action": Self.catalogPath(app) + "/review",
-            "grantsHref": Self.catalogPath(app) + "/grants", "purchasesHref": Self.catalogPath(app) + "/purchases",
-            "credentialsHref": Self.catalogPath(app) + "/credentials",
-            "webhooksHref": Self.catalogPath(app) + "/webhooks",
-        ]
-        values["retired"] = state.retiredIdsForPage
-        values["notice"] = notice
-        values["error"] = error
-        return try await render(.developerCatalog, session: session, title: "Catalog of \(app)", values, status: status)
+        let page = CatalogEditorPage(catalogPath: Self.catalogPath(app), links: [
+            ("Promotional grants", Self.catalogPath(app) + "/grants"), ("Purchases", Self.catalogPath(app) + "/purchases"),
+            ("Webhooks", Self.catalogPath(app) + "/webhooks"), ("Store credentials", Self.catalogPath(app) + "/credentials"),
+        ])
+        return try await render(.developerCatalog, session: session, title: "Catalog of \(app)",
+                                page.values(state: state, text: text, notice: notice, error: error), status: status)
     }
 
     /// The edit form, after the gate and ownership (404 before the body is read), or a 413 page.
