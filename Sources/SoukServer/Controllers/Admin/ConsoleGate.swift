@@ -24,15 +24,12 @@ struct ConsoleSession: Sendable {
 /// customer gets a 403 page. A POST without the session's CSRF token → 403
 /// (`AdminController.consoleForm`).
 struct ConsoleGate: Sendable {
-    let sessions: WebSessionStore
-    let totp: TOTPStore
-    let pages: Pages
-    let requiresTwoFactor: Bool
-    let marketplaceName: @Sendable () async throws -> String
+    let door: ConsoleDoor
 
-    var door: ConsoleDoor {
-        ConsoleDoor(sessions: sessions, totp: totp, pages: pages, requiresTwoFactor: requiresTwoFactor, marketplaceName: marketplaceName,
-                    enrolmentPath: Self.enrolmentPath, forbidden: .adminForbidden)
+    init(sessions: WebSessionStore, totp: TOTPStore, pages: Pages, requiresTwoFactor: Bool,
+         marketplaceName: @escaping @Sendable () async throws -> String) {
+        door = ConsoleDoor(sessions: sessions, totp: totp, pages: pages, requiresTwoFactor: requiresTwoFactor, marketplaceName: marketplaceName,
+                           enrolmentPath: Self.enrolmentPath, forbidden: .adminForbidden)
     }
 
     /// The console session of `request`, or a refusal thrown as its response. `enrolment`: the

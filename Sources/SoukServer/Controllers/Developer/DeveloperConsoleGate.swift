@@ -29,20 +29,21 @@ struct DeveloperSession: Sendable {
 /// one (a customer, and staff too: the operator's console is theirs) gets a 403 page. A POST without
 /// the session's CSRF token → 403 (`DeveloperConsoleController.memberForm`).
 struct DeveloperConsoleGate: Sendable {
-    let sessions: WebSessionStore
-    let totp: TOTPStore
+    let door: ConsoleDoor
     let directory: DeveloperDirectory
-    let pages: Pages
-    let requiresTwoFactor: Bool
-    let marketplaceName: @Sendable () async throws -> String
+
+    init(sessions: WebSessionStore, totp: TOTPStore, directory: DeveloperDirectory, pages: Pages, requiresTwoFactor: Bool,
+         marketplaceName: @escaping @Sendable () async throws -> String) {
+        door = ConsoleDoor(sessions: sessions, totp: totp, pages: pages, requiresTwoFactor: requiresTwoFactor, marketplaceName: marketplaceName,
+                           enrolmentPath: Self.enrolmentPath, forbidden: .developerForbidden)
+        self.directory = directory
+    }
 
     static var enrolmentPath: String { "/developer/security" }
 
     /// The session of `request`, or a refusal thrown as its response. `enrolment`: the enrolment page itself.
     /// Called once per request by `DeveloperConsoleMiddleware`; handlers read the session from their context.
     func authenticate(_ request: Request, enrolment: Bool) async throws -> DeveloperSession {
-        let door = ConsoleDoor(sessions: sessions, totp: totp, pages: pages, requiresTwoFactor: requiresTwoFactor,
-                               marketplaceName: marketplaceName, enrolmentPath: Self.enrolmentPath, forbidden: .developerForbidden)
         let passed = try await door.pass(request, enrolment: enrolment) { session -> (DeveloperMember, Developer)? in
             guard let member = try await directory.membership(accountID: session.account.id),
                   let developer = try await directory.find(member.developerID) else { return nil }
