@@ -129,7 +129,9 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                   passwords: passwords, keys: runtime.keys, pages: pages, licenses: LicenseStore(database: runtime.database),
                   orders: MarketplaceOrderStore(database: runtime.database), subscriptions: MarketplaceSubscriptionStore(purchases: runtime.purchases))
         .addRoutes(to: router)
-    AccountPagesController(runtime: runtime, sessions: sessions, throttle: LoginThrottle(database: runtime.database, now: now), pages: pages)
+    AccountPagesController(account: AccountSelfService(runtime: runtime), sessions: sessions,
+                           throttle: LoginThrottle(database: runtime.database, now: now), pages: pages,
+                           secure: runtime.config.publicURL.hasPrefix("https://"), marketplaceName: { try await catalog.marketplaceName(keys: keys) })
         .addRoutes(to: router)
     PasswordResetController(links: PasswordResetLinks(database: runtime.database, now: now), catalog: runtime.catalog, tokens: runtime.tokens,
                             sessions: sessions, keys: runtime.keys, pages: pages, secure: runtime.config.publicURL.hasPrefix("https://"))

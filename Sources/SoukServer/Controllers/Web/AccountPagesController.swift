@@ -5,16 +5,19 @@ import SoukCore
 import SoukIntegrations
 import SoukStore
 
-/// What a person changes on their account page: their password, membership
+/// What a person changes on their account page (`AccountSelfService`): their password, membership
 /// renewals (cancel and resume, through Stripe when Stripe bills the plan), signing out everywhere,
 /// and deleting the account. Every form is signed in and carries the session's CSRF token; a plan
 /// id in a form selects only a plan of the signed-in account. The current password asked by the
 /// password change and the deletion counts against the account's sign-in throttle.
 struct AccountPagesController<Context: RequestContext> {
-    let runtime: SoukRuntime
+    let account: AccountSelfService
     let sessions: WebSessionStore
     let throttle: LoginThrottle
     let pages: Pages
+    /// Whether the site is served over HTTPS (the cookie that ends the session is `Secure` then).
+    let secure: Bool
+    let marketplaceName: @Sendable () async throws -> String
 
     func addRoutes(to router: Router<Context>) {
         router.post("account/password", use: changePassword)
@@ -23,8 +26,6 @@ struct AccountPagesController<Context: RequestContext> {
         router.post("account/plans/:id/cancel") { request, context in try await setRenewal(request, context, renew: false) }
         router.post("account/plans/:id/resume") { request, context in try await setRenewal(request, context, renew: true) }
     }
-
-    var plans: MarketplaceSubscriptionStore { MarketplaceSubscriptionStore(purchases: runtime.purchases) }
 
     /// A signed-in form: the session and its fields, or the sign-in page to go to.
     func signedInForm(_ request: Request, _ context: Context) async throws -> (WebSessionStore.Session, FormBody)? {
@@ -50,18 +51,14 @@ struct AccountPagesController<Context: RequestContext> {
         guard new == form.values["confirm_password"] ?? "" else { return Self.back("password-mismatch") }
         let hash: String
         do { hash = try await PasswordHasher.hash(new) } catch is PasswordRuleError { return Self.back("password-rules") }
-        try await PeopleDirectory(database: runtime.database).setPasswordHash(hash, account: account.id)
-        let current = request.cookies[WebSessionStore.cookieName]?.value ?? ""
-        try await sessions.deleteOthers(accountID: account.id, keeping: current)
+        try await self.account.setPassword(hash: hash, account: account.id, keeping: request.cookies[WebSessionStore.cookieName]?.value ?? "")
         return Self.back("password-changed")
     }
 
     /// `POST /account/sign-out-everywhere`: every device's tokens and every browser session, this one included.
     @Sendable func signOutEverywhere(_ request: Request, context: Context) async throws -> Response {
         guard let (session, _) = try await signedInForm(request, context) else { return WebController<Context>.seeOther("/signin") }
-        let accountID = session.account.id
-        try await runtime.tokens.revokeAll(accountID: accountID)
-        try await sessions.deleteAll(accountID: accountID)
+        try await account.signOutEverywhere(session.account.id)
         return WebController<Context>.seeOther("/signin?signed-out=everywhere")
     }
 
@@ -70,22 +67,16 @@ struct AccountPagesController<Context: RequestContext> {
     /// Stripe cannot be reached nothing changes and the page says to try again.
     func setRenewal(_ request: Request, _ context: Context, renew: Bool) async throws -> Response {
         guard let (session, _) = try await signedInForm(request, context) else { return WebController<Context>.seeOther("/signin") }
-        let accountID = session.account.id
         guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)),
-              let plan = try await plans.subscriptions(account: accountID).first(where: { $0.id == id }) else {
+              let outcome = try await account.setRenewal(plan: id, account: session.account.id, renew: renew) else {
             throw HTTPError(.notFound)
         }
-        if plan.processor == "stripe", let stripeId = try await plans.stripeSubscription(id, account: accountID) {
-            guard let client = runtime.stripeClient() else { return Self.back("processor-unavailable") }
-            do {
-                try await client.setCancelAtPeriodEnd(subscription: stripeId, !renew)
-            } catch is StoreFault {
-                return Self.back("processor-unavailable")
-            } catch is StripeRequestError {
-                return Self.back("processor-refused")
-            }
+        switch outcome {
+        case .processorUnavailable: return Self.back("processor-unavailable")
+        case .processorRefused: return Self.back("processor-refused")
+        case .planOver: return Self.back("plan-over")
+        case .changed: break
         }
-        guard try await plans.setWillRenew(id, account: accountID, renew: renew) != nil else { return Self.back("plan-over") }
         return Self.back(renew ? "plan-resumed" : "plan-cancelled")
     }
 
@@ -102,18 +93,10 @@ struct AccountPagesController<Context: RequestContext> {
         case .wrong: return Self.back("password-wrong")
         case .right: break
         }
-        for plan in try await plans.subscriptions(account: accountID) where plan.willRenew && !plan.pending && plan.expiresAt > Date() {
-            if plan.processor == "stripe", let stripeId = try await plans.stripeSubscription(plan.id, account: accountID) {
-                guard let client = runtime.stripeClient() else { return Self.back("processor-unavailable") }
-                do { try await client.setCancelAtPeriodEnd(subscription: stripeId, true) } catch { return Self.back("processor-unavailable") }
-            }
-            _ = try await plans.setWillRenew(plan.id, account: accountID, renew: false)
-        }
-        try await runtime.tokens.revokeAll(accountID: accountID)
-        try await AccountClosure(database: runtime.database).close(accountID: accountID)
+        guard try await self.account.close(account: accountID) else { return Self.back("processor-unavailable") }
         var response = WebController<Context>.seeOther("/signin?deleted=1")
         response.headers[.setCookie] = Cookie(name: WebSessionStore.cookieName, value: "", maxAge: 0, path: "/",
-                                              secure: runtime.config.publicURL.hasPrefix("https://"), httpOnly: true, sameSite: .lax).description
+                                              secure: secure, httpOnly: true, sameSite: .lax).description
         return response
     }
 
@@ -129,8 +112,9 @@ struct AccountPagesController<Context: RequestContext> {
     func checkPassword(_ password: String, of account: AccountRecord) async throws -> PasswordCheck {
         let rule = SignInThrottleRule.account(email: account.email)
         if case .refused(let wait) = try await throttle.claim(rule) { return .throttled(retryAfter: wait) }
-        guard let credentials = try await PeopleDirectory(database: runtime.database).credentials(id: account.id),
-              try await PasswordHasher.verify(password, hash: credentials.passwordHash) else { return .wrong }
+        guard let hash = try await self.account.passwordHash(of: account.id), try await PasswordHasher.verify(password, hash: hash) else {
+            return .wrong
+        }
         try await throttle.reset(key: rule.key)
         return .right
     }
@@ -138,7 +122,7 @@ struct AccountPagesController<Context: RequestContext> {
     /// 429, with a page that says when the next attempt may come.
     func tooManyAttempts(_ wait: Int) async throws -> Response {
         pages.response(.error, [
-            "title": "Too many attempts", "marketplace": try await runtime.catalog.marketplaceName(keys: runtime.keys),
+            "title": "Too many attempts", "marketplace": try await marketplaceName(),
             "message": "Too many password attempts on this account. Try again in \(PasswordSignIn.minutes(wait)); nothing was changed.",
         ], status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)])
     }
