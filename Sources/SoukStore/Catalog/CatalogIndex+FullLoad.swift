@@ -28,8 +28,8 @@ extension CatalogIndex {
                 let minimumOS = postgres ? "v.minimum_os::text" : "v.minimum_os"
                 let versions = try await rows.rows(
                     "SELECT a.apple_item_id, v.apple_version_id, v.bundle_version, v.short_version_string, \(platforms), \(minimumOS),"
-                        + " v.release_date, v.withdrawn_at IS NOT NULL FROM app_versions v JOIN apps a ON a.id = v.app_id"
-                        + " WHERE v.review_state = $1 AND a.apple_item_id >= $2 AND a.apple_item_id <= $3",
+                        + " v.release_date, v.withdrawn_at IS NOT NULL FROM " + IndexRows.pageVersions(postgres: postgres, where: "v.review_state = $1")
+                        + " WHERE a.apple_item_id >= $2 AND a.apple_item_id <= $3",
                     [.text(Self.released), .int64(low), .int64(high)],
                     postgres: { try CatalogVersionRow($0.decode((Int64, Int64, String, String, String, String, Date, Bool).self, context: .default)) },
                     sqlite: { cells in

@@ -120,3 +120,18 @@ struct SQLiteCells {
         return date
     }
 }
+
+extension IndexRows {
+    /// The `FROM` items of a page's versions: `apps a` with each app's versions `v` that meet
+    /// `condition` (on `v.`), for a `WHERE` on `a.apple_item_id` to follow. On PostgreSQL each app's
+    /// versions are looked up by `app_versions_app` (a `LATERAL` subquery that `OFFSET 0` keeps from
+    /// being flattened): with a plain join the planner hashed the page's apps and scanned every
+    /// version of the catalog for each page, 50 scans of 1,000,000 rows per index at 1,000,000 apps,
+    /// which took more CPU than everything else of the start-up (docs/benchmarks.md, "Start-up to
+    /// ready"). SQLite's planner looks them up by index with the join as it is.
+    static func pageVersions(postgres: Bool, where condition: String) -> String {
+        postgres
+            ? "apps a CROSS JOIN LATERAL (SELECT * FROM app_versions v WHERE v.app_id = a.id AND \(condition) OFFSET 0) v"
+            : "app_versions v JOIN apps a ON a.id = v.app_id AND \(condition)"
+    }
+}

@@ -9,6 +9,7 @@ extension StorefrontIndex {
     /// cost is freed before the next one is read.
     func loadAll() async throws -> StorefrontCatalog {
         let pageSize = loadPageSize
+        let postgres = database.location.isPostgres
         return try await IndexRows.session(database) { rows in
             var catalog = StorefrontCatalog()
             var values = CatalogRowValues()
@@ -32,8 +33,9 @@ extension StorefrontIndex {
                     })
                 guard let low = apps.first?.values.0, let high = apps.last?.values.0 else { break }
                 let releases = try await rows.rows(
-                    "SELECT a.apple_item_id, v.release_date FROM app_versions v JOIN apps a ON a.id = v.app_id"
-                        + " WHERE v.withdrawn_at IS NULL AND v.review_state = $1 AND a.apple_item_id >= $2 AND a.apple_item_id <= $3",
+                    "SELECT a.apple_item_id, v.release_date FROM "
+                        + IndexRows.pageVersions(postgres: postgres, where: "v.withdrawn_at IS NULL AND v.review_state = $1")
+                        + " WHERE a.apple_item_id >= $2 AND a.apple_item_id <= $3",
                     [.text(VersionReviewState.released.rawValue), .int64(low), .int64(high)],
                     postgres: { try $0.decode((Int64, Date).self, context: .default) },
                     sqlite: { try ($0.int64(0), $0.date(1)) })
