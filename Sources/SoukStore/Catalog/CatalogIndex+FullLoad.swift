@@ -5,24 +5,24 @@ import SoukCore
 
 extension CatalogIndex {
     /// Every app with its released versions, read in pages of `loadPageSize` apps by Apple item id
-    /// on one connection, each row by position (`IndexRows`), one page read ahead of the one being
-    /// packed (`IndexRows.pages`), so that what a page's rows cost is freed before the next but one
-    /// is read. The JSON columns (`platforms`, `minimum_os`, `prices`) take a few distinct values
-    /// across a catalog: each distinct text is parsed once.
+    /// on one connection, each row by position (`IndexRows`), so that what a page's rows cost is
+    /// freed before the next one is read. The JSON columns (`platforms`, `minimum_os`, `prices`)
+    /// take a few distinct values across a catalog: each distinct text is parsed once.
     func loadAll() async throws -> PackedCatalogApps {
         let pageSize = loadPageSize
         let postgres = database.location.isPostgres
         return try await IndexRows.session(database) { rows in
             var packed = PackedCatalogApps()
             var parsed = CatalogRowValues()
-            try await IndexRows.pages(fetch: { after in
+            var after: Int64?
+            while true {
                 let apps = try await rows.rows(
                     "SELECT apple_item_id, bundle_id, access, availability, prices, requires_entitlement FROM apps"
                         + (after == nil ? "" : " WHERE apple_item_id > $1") + " ORDER BY apple_item_id LIMIT \(pageSize)",
                     after.map { [IndexRows.Bind.int64($0)] } ?? [],
                     postgres: { try CatalogAppRow($0.decode((Int64, String, String, String, String?, String?).self, context: .default)) },
                     sqlite: { try CatalogAppRow(($0.int64(0), $0.string(1), $0.string(2), $0.string(3), $0.optionalString(4), $0.optionalString(5))) })
-                guard let low = apps.first?.item, let high = apps.last?.item else { return nil }
+                guard let low = apps.first?.item, let high = apps.last?.item else { return packed }
                 // JSON as text on both databases (PostgreSQL keeps `platforms` as text[], `minimum_os` as jsonb).
                 let platforms = postgres ? "array_to_json(v.platforms)::text" : "v.platforms"
                 let minimumOS = postgres ? "v.minimum_os::text" : "v.minimum_os"
@@ -36,11 +36,10 @@ extension CatalogIndex {
                         try CatalogVersionRow((cells.int64(0), cells.int64(1), cells.string(2), cells.string(3), cells.string(4), cells.string(5),
                                                cells.date(6), cells.int64(7) != 0))
                     })
-                return ((apps, versions), apps.count < pageSize ? nil : high)
-            }, consume: { (page: ([CatalogAppRow], [CatalogVersionRow])) in
-                for app in try parsed.apps(page.0, page.1) { packed[app.appleItemId] = app }
-            })
-            return packed
+                for app in try parsed.apps(apps, versions) { packed[app.appleItemId] = app }
+                after = high
+                if apps.count < pageSize { return packed }
+            }
         }
     }
 }

@@ -135,28 +135,3 @@ extension IndexRows {
             : "app_versions v JOIN apps a ON a.id = v.app_id AND \(condition)"
     }
 }
-
-extension IndexRows {
-    /// Reads a full load's pages one ahead: while `consume` works on a page (in this task), the next
-    /// is read and decoded in another, so PostgreSQL and the second core work meanwhile instead of
-    /// waiting for each other. `fetch(after)` reads the page after the key `after` (nil: the first)
-    /// and answers it with the key to read on from, nil after the last page; nil for no page at all.
-    /// Nothing is left reading on the session's connection when this returns or throws.
-    static func pages<Page: Sendable>(fetch: @escaping @Sendable (Int64?) async throws -> (page: Page, next: Int64?)?,
-                                      consume: (Page) throws -> Void) async throws {
-        var reading = Task { try await fetch(nil) }
-        do {
-            while let (page, next) = try await reading.value {
-                reading = Task {
-                    guard let next else { return nil }
-                    return try await fetch(next)
-                }
-                try consume(page)
-            }
-        } catch {
-            reading.cancel()
-            _ = try? await reading.value
-            throw error
-        }
-    }
-}

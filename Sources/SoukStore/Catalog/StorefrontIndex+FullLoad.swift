@@ -5,16 +5,16 @@ import SoukCore
 
 extension StorefrontIndex {
     /// Every available app with its latest release, read in pages of `loadPageSize` apps by Apple
-    /// item id on one connection, each row by position (`IndexRows`), one page read ahead of the one
-    /// being added (`IndexRows.pages`), so that what a page's rows cost is freed before the next but
-    /// one is read.
+    /// item id on one connection, each row by position (`IndexRows`), so that what a page's rows
+    /// cost is freed before the next one is read.
     func loadAll() async throws -> StorefrontCatalog {
         let pageSize = loadPageSize
         let postgres = database.location.isPostgres
         return try await IndexRows.session(database) { rows in
             var catalog = StorefrontCatalog()
             var values = CatalogRowValues()
-            try await IndexRows.pages(fetch: { after in
+            var after: Int64?
+            while true {
                 var binds: [IndexRows.Bind] = [.text(Availability.available.rawValue)]
                 if let after { binds.append(.int64(after)) }
                 let apps = try await rows.rows(
@@ -31,7 +31,7 @@ extension StorefrontIndex {
                                               cells.optionalString(5), cells.optionalInt64(6), cells.optionalString(7),
                                               cells.optionalString(8), cells.optionalString(9), cells.optionalString(10)))
                     })
-                guard let low = apps.first?.values.0, let high = apps.last?.values.0 else { return nil }
+                guard let low = apps.first?.values.0, let high = apps.last?.values.0 else { break }
                 let releases = try await rows.rows(
                     "SELECT a.apple_item_id, v.release_date FROM "
                         + IndexRows.pageVersions(postgres: postgres, where: "v.withdrawn_at IS NULL AND v.review_state = $1")
@@ -39,9 +39,6 @@ extension StorefrontIndex {
                     [.text(VersionReviewState.released.rawValue), .int64(low), .int64(high)],
                     postgres: { try $0.decode((Int64, Date).self, context: .default) },
                     sqlite: { try ($0.int64(0), $0.date(1)) })
-                return ((apps, releases), apps.count < pageSize ? nil : high)
-            }, consume: { (page: ([StorefrontAppRow], [(Int64, Date)])) in
-                let (apps, releases) = page
                 var latest: [UInt64: Date] = [:]
                 latest.reserveCapacity(releases.count)
                 for (item, released) in releases {
@@ -55,7 +52,9 @@ extension StorefrontIndex {
                                          category: category, featuredOrder: featured.map { Int($0) }, latestRelease: latest[id],
                                          iconSHA256: icon, mediaJSON: media, pricing: values.pricing(prices, entitlement))
                 })
-            })
+                after = high
+                if apps.count < pageSize { break }
+            }
             catalog.finish()
             return catalog
         }
