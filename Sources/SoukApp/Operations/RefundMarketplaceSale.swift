@@ -4,9 +4,9 @@ import SoukIntegrations
 import SoukStore
 
 /// Refunds a person's app order or membership plan (the marketplace's own sales) through the
-/// processor that took the payment: the one path of the operator's console and `souk orders
-/// refund` / `souk plans refund`. `AccountScope` decides first (`refund`: operators, on a lower
-/// role); an id selects only an order or plan of that person.
+/// processor that took the payment: the one path of the operator's console and `souk accounts
+/// refund`. `AccountScope` decides first (`refund`: operators, on a lower role); an id selects only
+/// an order or plan of that person.
 ///
 /// - A development order or plan is refunded at once.
 /// - A Stripe one is asked of Stripe (`POST /v1/refunds`, one idempotency key per order or per plan

@@ -6,7 +6,7 @@ import SoukIntegrations
 import SoukStore
 
 /// Refunding a person's app order or membership plan through the processor that took the payment
-/// (`RefundMarketplaceSale`, the operation `souk orders refund` and `souk plans refund` use too),
+/// (`RefundMarketplaceSale`, the operation `souk accounts refund` uses too),
 /// or a Google Play in-app purchase at Google (`StoreRefunds`, as `souk purchases refund`); operators
 /// only, on a lower role.
 extension AdminController {
