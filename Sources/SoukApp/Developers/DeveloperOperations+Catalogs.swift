@@ -13,7 +13,7 @@ extension DeveloperOperations {
     /// the offending path. A file for another app than `app` is refused too.
     public func applyCatalog(actor: SoukActor, app: String, file: [UInt8], dryRun: Bool) async throws -> CatalogApplyReport {
         // What the actor reaches first: another organisation's app is not found before its file is read.
-        _ = try await ownership.catalogToApply(app, for: actor)
+        let current = try await ownership.catalogToApply(app, for: actor)
         let catalog: CommerceCatalog
         do {
             catalog = try CatalogFile.parse(file)
@@ -24,7 +24,7 @@ extension DeveloperOperations {
             throw DeveloperOperationError.invalid(field: "app", "is \(catalog.app), but this is the catalog of \(app)")
         }
         do {
-            return try await applyCatalog(actor: actor, catalog: catalog, dryRun: dryRun)
+            return try await apply(catalog, over: current, actor: actor, dryRun: dryRun)
         } catch let error as CatalogFileError {
             throw DeveloperOperationError.invalid(field: error.path.isEmpty ? "$" : error.path, error.message)
         }
@@ -37,8 +37,13 @@ extension DeveloperOperations {
     /// which then is theirs: the catalog and its owner are written in one transaction, so a failure
     /// leaves neither. Any other app is not found. A catalog the rules refuse throws `CatalogFileError`.
     public func applyCatalog(actor: SoukActor, catalog: CommerceCatalog, dryRun: Bool) async throws -> CatalogApplyReport {
+        try await apply(catalog, over: try await ownership.catalogToApply(catalog.app, for: actor), actor: actor, dryRun: dryRun)
+    }
+
+    /// `applyCatalog` once `ownership.catalogToApply` let the actor reach the catalog, `current` as it then was.
+    private func apply(_ catalog: CommerceCatalog, over current: CommerceCatalogState?, actor: SoukActor,
+                       dryRun: Bool) async throws -> CatalogApplyReport {
         let app = catalog.app
-        let current = try await ownership.catalogToApply(app, for: actor)
         let report: CatalogApplyReport
         do {
             report = try await catalogs.apply(catalog, dryRun: dryRun, owner: actor.developerID)
