@@ -84,7 +84,9 @@ export SOUK_CLUSTER_DIR="$LOAD_DIR/cluster"
 export SOUK_LOG_LEVEL="${SOUK_LOG_LEVEL:-warning}"
 # Checkouts go through the development processor (no money moves), chosen explicitly.
 export SOUK_PAYMENT_PROCESSOR=development
-export SOUK_CLUSTER_PG_OPTIONS="-c shared_buffers=1GB -c max_wal_size=4GB -c shared_preload_libraries=pg_stat_statements ${SOUK_CLUSTER_PG_OPTIONS:-}"
+# wal_level=minimal (no replica here): the seed's bulk inserts into tables truncated in the same
+# transaction write no WAL (scripts/load/seed-installs.sql).
+export SOUK_CLUSTER_PG_OPTIONS="-c shared_buffers=1GB -c max_wal_size=4GB -c wal_level=minimal -c max_wal_senders=0 -c shared_preload_libraries=pg_stat_statements ${SOUK_CLUSTER_PG_OPTIONS:-}"
 
 skip() {
   if [ "${CI:-}" = true ]; then echo "load: FAIL: $* (CI must install it)" >&2; exit 1; fi

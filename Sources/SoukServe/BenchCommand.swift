@@ -37,33 +37,17 @@ struct BenchCommand: AsyncParsableCommand {
                     marketplace.appleItemId = 6_446_000_000
                     try await runtime.catalog.updateMarketplace(marketplace)
                 }
-                let db = runtime.database.db
                 let started = ContinuousClock.now
                 let release = Date(timeIntervalSince1970: 1_767_225_600)
-                var index = 0
-                while index < apps {
-                    let batch = index..<min(index + 1000, apps)
-                    try await db.transaction { db in
-                        let models = batch.map { i in
-                            // Words for the storefront's search and a category each (scripts/bench-web.sh).
-                            let word = BenchCommand.words[i % BenchCommand.words.count]
-                            let app = AppModel(appleItemId: BenchCommand.appBase + UInt64(i), bundleId: "org.example.bench\(i)",
-                                               name: "Bench \(i) \(word.capitalized)", subtitle: "The \(word) app number \(i)",
-                                               description: "Bench app \(i) keeps your \(word) and \(BenchCommand.words[(i / 7) % BenchCommand.words.count]) in order.",
-                                               developerName: "Bench Developer \(i % 500)")
-                            app.id = UUID()
-                            app.category = AppCategory.allCases[i % AppCategory.allCases.count].slug
-                            return app
-                        }
-                        try await models.create(on: db)
-                        let versions = try models.map { app in
-                            AppVersionModel(appID: try app.requireID(), appleVersionId: BenchCommand.versionBase + (app.appleItemId - BenchCommand.appBase),
-                                            bundleVersion: "1", shortVersionString: "1.0",
-                                            minimumOS: [.iOS: OSVersion("17.0")!], releaseDate: release)
-                        }
-                        try await versions.create(on: db)
-                    }
-                    index = batch.upperBound
+                try await runtime.catalog.bulkAdd(count: apps) { i in
+                    // Words for the storefront's search and a category each (scripts/bench-web.sh).
+                    let word = BenchCommand.words[i % BenchCommand.words.count]
+                    return BulkApp(appleItemId: BenchCommand.appBase + UInt64(i), bundleId: "org.example.bench\(i)",
+                                   name: "Bench \(i) \(word.capitalized)", subtitle: "The \(word) app number \(i)",
+                                   description: "Bench app \(i) keeps your \(word) and \(BenchCommand.words[(i / 7) % BenchCommand.words.count]) in order.",
+                                   developerName: "Bench Developer \(i % 500)", category: AppCategory.allCases[i % AppCategory.allCases.count].slug,
+                                   appleVersionId: BenchCommand.versionBase + UInt64(i), bundleVersion: "1", shortVersionString: "1.0",
+                                   minimumOS: [.iOS: OSVersion("17.0")!], releaseDate: release)
                 }
                 print("Seeded \(apps) apps in \(ContinuousClock.now - started)")
             }

@@ -4,6 +4,11 @@
 -- evenly over the first :free apps of `souk bench seed-catalog` (the apps for sale come after them).
 -- load.sh takes the unique index (account_id, apple_item_id, client_id) and the foreign key to accounts
 -- off before this (indexes-off.sql) and puts them back after it (indexes-on.sql).
+-- The insert runs in the transaction that truncates the (empty) table: with the cluster's
+-- wal_level=minimal (load.sh) PostgreSQL then writes no WAL for it, only syncs the new files at commit
+-- (PostgreSQL's documentation, "Populating a Database").
+BEGIN;
+TRUNCATE installs;
 CREATE TEMP TABLE load_accounts AS SELECT id, (row_number() OVER (ORDER BY id) - 1)::bigint AS k FROM accounts;
 INSERT INTO installs (id, account_id, apple_item_id, client_id, created_at, download_type)
 SELECT ('1a570000-0000-4000-8000-' || lpad(to_hex(a.k * :per + j), 12, '0'))::uuid, a.id,
@@ -11,3 +16,4 @@ SELECT ('1a570000-0000-4000-8000-' || lpad(to_hex(a.k * :per + j), 12, '0'))::uu
        now() - ((a.k + j) % 29) * interval '1 day', 'download'
 FROM load_accounts a CROSS JOIN generate_series(0, :per - 1) AS j
 ORDER BY a.id, j;
+COMMIT;

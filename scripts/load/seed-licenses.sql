@@ -5,6 +5,11 @@
 -- device ids are 32 hex digits, as in the development issuer's requests.
 -- The primary key stays; load.sh takes the three licensing indexes and the foreign key to accounts off
 -- before this (indexes-off.sql) and puts them back after it (indexes-on.sql).
+-- The insert runs in the transaction that truncates the (empty) table: with the cluster's
+-- wal_level=minimal (load.sh) PostgreSQL then writes no WAL for it, only syncs the new files at commit
+-- (PostgreSQL's documentation, "Populating a Database").
+BEGIN;
+TRUNCATE licenses;
 CREATE TEMP TABLE load_accounts AS SELECT id, (row_number() OVER (ORDER BY id) - 1)::bigint AS k FROM accounts;
 INSERT INTO licenses (license_id, account_id, apple_item_id, apple_version_id, device_id, issued_at, expires_at, renewals)
 SELECT (a.k * :per + j + 1) * 1000003 + 4242, a.id,
@@ -13,3 +18,4 @@ SELECT (a.k * :per + j + 1) * 1000003 + 4242, a.id,
        now() - ((a.k + j) % 29) * interval '1 day' + interval '720 hours', (a.k + j) % 20
 FROM load_accounts a CROSS JOIN generate_series(0, :per - 1) AS j
 ORDER BY a.id, j;
+COMMIT;
