@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Start-up to ready: how long a `souk serve` takes from its start to `GET /health/ready` answering
 # 200 (its catalog and storefront indexes loaded), and its resident memory then, on PostgreSQL
-# (scripts/postgres.sh) with APPS apps (default 1,000,000) seeded by `souk bench seed-catalog`.
+# (scripts/postgres.sh) or SQLite (BACKEND=sqlite) with APPS apps (default 1,000,000) seeded by `souk bench seed-catalog`.
 #
 #   scripts/bench-ready.sh                          # release build, seeds a new database, 3 starts
 #   APPS=100000 RUNS=1 scripts/bench-ready.sh
 #   SOUK_BIN=.build/debug/souk SOUK_DATABASE_URL=postgres://…/db scripts/bench-ready.sh   # a seeded database, kept
+#   BACKEND=sqlite SOUK_DATA_DIR=/tmp/souk-sqlite-1m scripts/bench-ready.sh   # SQLite: that folder's souk.sqlite,
+#                                                   # migrated and seeded when missing, kept
 #
 # With SOUK_DATABASE_URL the database is used as it is (migrated and seeded before; it is not
 # dropped); otherwise a database is made, seeded and dropped at the end. Prints per start: seconds
@@ -30,12 +32,24 @@ cleanup() {
 trap cleanup EXIT
 
 export SOUK_DATA_DIR="${SOUK_DATA_DIR:-$WORK/data}" SOUK_LOG_LEVEL=info
-if [ -z "${SOUK_DATABASE_URL:-}" ]; then
-  bench_database "souk_bench_ready_$$"
-  echo "bench-ready: seeding $APPS apps…" >&2
-  "$SOUK" bench seed-catalog --apps "$APPS" >&2
+if [ "${BACKEND:-postgres}" = sqlite ]; then
+  unset SOUK_DATABASE_URL
+  SQLITE="$SOUK_DATA_DIR/souk.sqlite"
+  if [ ! -s "$SQLITE" ]; then
+    mkdir -p "$SOUK_DATA_DIR"
+    "$SOUK" migrate >&2
+    echo "bench-ready: seeding $APPS apps into $SQLITE…" >&2
+    "$SOUK" bench seed-catalog --apps "$APPS" >&2
+  fi
+  APPS_NOW=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM apps").fetchone()[0])' "$SQLITE")
+else
+  if [ -z "${SOUK_DATABASE_URL:-}" ]; then
+    bench_database "souk_bench_ready_$$"
+    echo "bench-ready: seeding $APPS apps…" >&2
+    "$SOUK" bench seed-catalog --apps "$APPS" >&2
+  fi
+  APPS_NOW=$(psql "$SOUK_DATABASE_URL" -Atc "SELECT count(*) FROM apps")
 fi
-APPS_NOW=$(psql "$SOUK_DATABASE_URL" -Atc "SELECT count(*) FROM apps")
 
 now() { date +%s.%N; }
 since() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$1" "$(now)"; }

@@ -52,6 +52,23 @@ import Testing
         #expect(catalog.search("Kilo alpha 10").first == 10)
     }
 
+    /// The words of a query are matched rarest first; the answer must not depend on that order: a
+    /// word many apps have ("studio") beside a rare one answers the same in either order (only a
+    /// name that starts with the query as typed moves up).
+    @Test func aQueryAnswersTheSameWhateverItsWordsOrderAndHowCommonEachIs() {
+        let catalog = Self.bigCatalog()
+        let rareFirst = catalog.search("12345 studio")
+        #expect(rareFirst == catalog.search("studio 12345"))
+        #expect(!rareFirst.isEmpty)
+        #expect(rareFirst.first == 12_345)
+        // Every match has both words; "12345" matches names by whole word or prefix ("123450"…).
+        #expect(Set(rareFirst) == Set(catalog.search("12345")).intersection(catalog.search("studio")))
+        // The same apps either way; the order differs only by the names that start with the query as typed.
+        #expect(Set(catalog.search("kilo alpha")) == Set(catalog.search("alpha kilo")))
+        #expect(catalog.search("kilo alpha").first == 10 && catalog.search("alpha kilo").first == 1_000)
+        #expect(catalog.search("kilo xylophone") == [] && catalog.search("xylophone kilo") == [])
+    }
+
     @Test func listsAreOrderedAndChangesAreAppliedAppByApp() {
         var catalog = Self.bigCatalog()
         let byName = catalog.byName.compactMap { catalog.apps[$0]?.sortKey }

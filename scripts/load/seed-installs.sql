@@ -9,11 +9,13 @@
 -- (PostgreSQL's documentation, "Populating a Database").
 BEGIN;
 TRUNCATE installs;
-CREATE TEMP TABLE load_accounts AS SELECT id, (row_number() OVER (ORDER BY id) - 1)::bigint AS k FROM accounts;
+CREATE TEMP TABLE load_accounts AS SELECT id, (row_number() OVER (ORDER BY id) - 1)::bigint AS k FROM accounts ORDER BY id;
+CREATE INDEX ON load_accounts (k);
+ANALYZE load_accounts;
 INSERT INTO installs (id, account_id, apple_item_id, client_id, created_at, download_type)
 SELECT ('1a570000-0000-4000-8000-' || lpad(to_hex(a.k * :per + j), 12, '0'))::uuid, a.id,
        7000000000 + (a.k * 7919 + j * 10007) % :free, 'load-device-' || a.k,
        now() - ((a.k + j) % 29) * interval '1 day', 'download'
 FROM load_accounts a CROSS JOIN generate_series(0, :per - 1) AS j
-ORDER BY a.id, j;
+ORDER BY a.k, j;
 COMMIT;

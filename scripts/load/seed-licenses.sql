@@ -10,12 +10,14 @@
 -- (PostgreSQL's documentation, "Populating a Database").
 BEGIN;
 TRUNCATE licenses;
-CREATE TEMP TABLE load_accounts AS SELECT id, (row_number() OVER (ORDER BY id) - 1)::bigint AS k FROM accounts;
+CREATE TEMP TABLE load_accounts AS SELECT id, (row_number() OVER (ORDER BY id) - 1)::bigint AS k, md5('load-device-' || (row_number() OVER (ORDER BY id) - 1)) AS device FROM accounts ORDER BY id;
+CREATE INDEX ON load_accounts (k);
+ANALYZE load_accounts;
 INSERT INTO licenses (license_id, account_id, apple_item_id, apple_version_id, device_id, issued_at, expires_at, renewals)
 SELECT (a.k * :per + j + 1) * 1000003 + 4242, a.id,
        7000000000 + (a.k * 7919 + j * 10007) % :free, 8000000000 + (a.k * 7919 + j * 10007) % :free,
-       md5('load-device-' || a.k), now() - ((a.k + j) % 29) * interval '1 day',
+       a.device, now() - ((a.k + j) % 29) * interval '1 day',
        now() - ((a.k + j) % 29) * interval '1 day' + interval '720 hours', (a.k + j) % 20
 FROM load_accounts a CROSS JOIN generate_series(0, :per - 1) AS j
-ORDER BY a.id, j;
+ORDER BY a.k, j;
 COMMIT;

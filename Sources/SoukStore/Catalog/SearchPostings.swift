@@ -43,6 +43,27 @@ struct SearchPostings: Sendable {
         if let list = extra[word] { forEachEntry(list[...], body) }
     }
 
+    /// How many entries `word` has, with those of every longer word it starts (`longer`): what
+    /// `forEach` and `forEachLonger` would visit, counted from the lists' bounds alone.
+    func entryCount(_ word: String, longer: Bool) -> Int {
+        var count = extra[word]?.count ?? 0
+        var word = word
+        count += word.withUTF8 { key in
+            var index = lowerBound(key)
+            var sum = 0
+            while index < wordCount, hasPrefix(index, key) {
+                if wordLength(index) == key.count || longer { sum += Int(entryStart[index + 1] - entryStart[index]) }
+                if !longer { break }
+                index += 1
+            }
+            return sum
+        }
+        if longer {
+            for (other, list) in extra where other.utf8.count > word.utf8.count && other.utf8.starts(with: word.utf8) { count += list.count }
+        }
+        return count
+    }
+
     /// Calls `body(slot, tier)` for every live entry of every word that starts with `prefix` and is
     /// not `prefix` itself.
     func forEachLonger(prefix: String, _ body: (Int32, Int) -> Void) {
