@@ -199,13 +199,17 @@ public struct StorefrontCatalog: Sendable {
             total[Int(slot)] += sortKey == whole ? 1_000 : 200
             index += 1
         }
-        // One integer per match: score, then name order.
-        var keys = candidates.map { slot in (Int(total[Int(slot)]) << 32) | Int(Int32.max - rankAt[Int(slot)]) }
-        var slotByKey: [Int: Int32] = [:]
-        slotByKey.reserveCapacity(candidates.count)
-        for (key, slot) in zip(keys, candidates) { slotByKey[key] = slot }
+        // One integer per match: score, then name order. The name order is a position in `byName`,
+        // which holds the id: no lookup back from the key, no record read per match.
+        var keys: [Int] = []
+        keys.reserveCapacity(candidates.count)
+        for slot in candidates {
+            let rank = rankAt[Int(slot)]
+            guard Int(rank) < byName.count else { continue }
+            keys.append((Int(total[Int(slot)]) << 32) | Int(Int32.max - rank))
+        }
         keys.sort(by: >)
-        return keys.compactMap { slotByKey[$0].map { records.id(atSlot: $0) } }
+        return keys.map { byName[Int(Int32.max - Int32(truncatingIfNeeded: $0 & 0xFFFF_FFFF))] }
     }
 
     // MARK: Words
