@@ -155,7 +155,7 @@ struct StorefrontRecords: Sendable {
     }
 
     /// Every app's slot in `nameLess` order, each slot's folded name located once (not per
-    /// comparison) and compared by its first eight bytes as one integer when both are ASCII.
+    /// comparison) and compared by its first sixteen bytes as two integers when both are ASCII.
     func slotsByName() -> [Int32] {
         var slots = Array(slotOf.values)
         bytes.withUnsafeBufferPointer { buffer in
@@ -165,22 +165,29 @@ struct StorefrontRecords: Sendable {
                 let id = reader.uint64()
                 reader.at += 8
                 let key = reader.stringBytes()
-                var prefix: UInt64 = 0
+                var prefix: UInt64 = 0, next: UInt64 = 0
                 for (index, byte) in key.prefix(8).enumerated() { prefix |= UInt64(byte) << UInt64(56 - 8 * index) }
+                for (index, byte) in key.dropFirst(8).prefix(8).enumerated() { next |= UInt64(byte) << UInt64(56 - 8 * index) }
                 keys[Int(slot)] = NameKey(id: id, start: key.baseAddress.map { $0 - buffer.baseAddress! } ?? 0, count: key.count,
-                                          ascii: key.allSatisfy { $0 < 0x80 }, prefix: prefix)
+                                          ascii: key.allSatisfy { $0 < 0x80 }, prefix: prefix, next: next)
             }
             slots.sort { a, b in
                 let (left, right) = (keys[Int(a)], keys[Int(b)])
-                let leftKey = UnsafeBufferPointer(rebasing: buffer[left.start..<(left.start + left.count)])
-                let rightKey = UnsafeBufferPointer(rebasing: buffer[right.start..<(right.start + right.count)])
                 let order: Int
                 if left.ascii && right.ascii {
                     // ASCII keys hold no zero byte: a shorter key's padding sorts first, as `compare` does.
+                    // Names that share their first eight bytes ("bench 12…") mostly differ in the next eight.
                     if left.prefix != right.prefix { return left.prefix < right.prefix }
-                    order = Self.compareBytes(leftKey, rightKey)
+                    if left.next != right.next { return left.next < right.next }
+                    if left.count <= 16 || right.count <= 16 {
+                        order = left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
+                    } else {
+                        order = Self.compareBytes(UnsafeBufferPointer(rebasing: buffer[(left.start + 16)..<(left.start + left.count)]),
+                                                  UnsafeBufferPointer(rebasing: buffer[(right.start + 16)..<(right.start + right.count)]))
+                    }
                 } else {
-                    order = Self.compare(leftKey, rightKey)
+                    order = Self.compare(UnsafeBufferPointer(rebasing: buffer[left.start..<(left.start + left.count)]),
+                                         UnsafeBufferPointer(rebasing: buffer[right.start..<(right.start + right.count)]))
                 }
                 return order != 0 ? order < 0 : left.id < right.id
             }
@@ -194,7 +201,9 @@ struct StorefrontRecords: Sendable {
         var start = 0
         var count = 0
         var ascii = true
+        /// Bytes 0–7 and 8–15 of the key, big-endian, zero-padded.
         var prefix: UInt64 = 0
+        var next: UInt64 = 0
     }
 
     /// Every slot's latest release as `newerLess` compares it (free slots: any value).
