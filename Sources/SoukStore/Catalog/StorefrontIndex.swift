@@ -157,30 +157,33 @@ public struct StorefrontCatalog: Sendable {
         // The rarest word first: every later word only counts for the apps the earlier ones matched,
         // so a word that matches nearly every app ("bench" of "bench 12") adds one cheap check per
         // entry instead of a candidate each (docs/benchmarks.md, "Ten times more, measured").
-        var counted: [(term: String, matches: Int)] = []
+        var counted: [(term: String, lists: SearchPostings.EntryLists, matches: Int)] = []
         for term in Set(Self.words(query)).prefix(8) {
-            counted.append((term, postings.entryCount(term, longer: term.count >= Self.minimumPrefix)))
+            let lists = postings.entryLists(term, longer: term.count >= Self.minimumPrefix)
+            counted.append((term, lists, lists.count))
         }
         counted.sort { left, right in left.matches != right.matches ? left.matches < right.matches : left.term < right.term }
-        let terms = counted.map(\.term)
         let slotCount = records.slotCount
-        guard !terms.isEmpty, records.count > 0 else { return [] }
+        guard !counted.isEmpty, records.count > 0 else { return [] }
+        let stale = postings.stale
         // Flat arrays by slot: a word shared by every app costs one pass, no hashing per app.
         var total = [Int32](repeating: 0, count: slotCount)
         var matched = [UInt8](repeating: 0, count: slotCount)
         var best = [Int32](repeating: 0, count: slotCount)
         var candidates: [Int32] = []
-        for (termIndex, term) in terms.enumerated() {
+        for (termIndex, term) in counted.enumerated() {
             var touched: [Int32] = []
-            func add(_ slot: Int32, _ weight: Int32) {
-                guard matched[Int(slot)] == termIndex else { return }
-                let old = best[Int(slot)]
-                if old == 0 { touched.append(slot) }
-                if old < weight { best[Int(slot)] = weight }
-            }
-            postings.forEach(term) { slot, tier in add(slot, Self.exactWeights[tier]) }
-            if term.count >= Self.minimumPrefix {
-                postings.forEachLonger(prefix: term) { slot, tier in add(slot, Self.prefixWeights[tier]) }
+            for (lists, weights) in [(term.lists.exact, Self.exactWeights), (term.lists.longer, Self.prefixWeights)] {
+                for list in lists {
+                    for entry in list {
+                        let slot = Int(entry >> 2)
+                        guard Int(matched[slot]) == termIndex, stale.isEmpty || !stale.contains(Int32(slot)) else { continue }
+                        let weight = weights[Int(entry & 3)]
+                        let old = best[slot]
+                        if old == 0 { touched.append(Int32(slot)) }
+                        if old < weight { best[slot] = weight }
+                    }
+                }
             }
             for slot in touched {
                 matched[Int(slot)] += 1
