@@ -165,10 +165,13 @@ public struct StorefrontCatalog: Sendable {
         counted.sort { left, right in left.matches != right.matches ? left.matches < right.matches : left.term < right.term }
         let slotCount = records.slotCount
         guard !counted.isEmpty, records.count > 0 else { return [] }
-        let stale = postings.stale
         // Flat arrays by slot: a word shared by every app costs one pass, no hashing per app.
         var total = [Int32](repeating: 0, count: slotCount)
+        // How many of the words a slot matched so far. A removed app's slot (its entries stay until
+        // the next rebuild) is marked past any word's number, so the one check per entry skips it:
+        // a lookup in the set of stale slots per entry cost more than the rest of the walk.
         var matched = [UInt8](repeating: 0, count: slotCount)
+        for slot in postings.stale { matched[Int(slot)] = .max }
         var best = [Int32](repeating: 0, count: slotCount)
         var candidates: [Int32] = []
         for (termIndex, term) in counted.enumerated() {
@@ -177,7 +180,7 @@ public struct StorefrontCatalog: Sendable {
                 for list in lists {
                     for entry in list {
                         let slot = Int(entry >> 2)
-                        guard Int(matched[slot]) == termIndex, stale.isEmpty || !stale.contains(Int32(slot)) else { continue }
+                        guard Int(matched[slot]) == termIndex else { continue }
                         let weight = weights[Int(entry & 3)]
                         let old = best[slot]
                         if old == 0 { touched.append(Int32(slot)) }
