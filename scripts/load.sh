@@ -393,8 +393,8 @@ report() {
   for q in \
     "renewal: read the licenses|SELECT * FROM licenses WHERE license_id IN ($ids)" \
     "renewal: new term|UPDATE licenses SET issued_at = now(), expires_at = now() + interval '720 hours', renewals = renewals + 1 WHERE license_id IN ($ids) AND revoked_at IS NULL" \
-    "license: the device's live license of a version|SELECT license_id FROM licenses WHERE device_id = '$device' AND apple_item_id = $item AND apple_version_id = $version AND expires_at > now() AND revoked_at IS NULL" \
-    "license: an account's live devices (device limit)|SELECT DISTINCT device_id FROM licenses WHERE account_id = '$account' AND revoked_at IS NULL AND expires_at > now()" \
+    "license: the device's live license of a version|SELECT license_id FROM licenses WHERE device = (SELECT id FROM devices WHERE device_id = '$device') AND apple_item_id = $item AND apple_version_id = $version AND expires_at > now() AND revoked_at IS NULL" \
+    "license: an account's live devices (device limit)|SELECT DISTINCT d.device_id FROM licenses l JOIN devices d ON d.id = l.device WHERE l.account_id = '$account' AND l.revoked_at IS NULL AND l.expires_at > now()" \
     "install ledger: an account's installs of some apps|SELECT apple_item_id, client_id, download_type, created_at FROM installs WHERE account_id = '$account' AND apple_item_id IN ($item, 7000000001)" \
     "app page: the versions of an app|SELECT * FROM app_versions WHERE app_id = (SELECT id FROM apps WHERE apple_item_id = $item) AND withdrawn_at IS NULL ORDER BY release_date DESC" \
     "cleanup: licenses expired 30 days ago, one batch|SELECT license_id FROM licenses WHERE expires_at < now() - interval '30 days' LIMIT 1000"; do

@@ -280,8 +280,8 @@ INVARIANTS = [
     ("a license of a version not in the catalog",
      "SELECT l.license_id FROM licenses l WHERE NOT EXISTS (SELECT 1 FROM app_versions v WHERE v.apple_version_id = l.apple_version_id)"),
     ("two unrevoked licenses of one device, app, version and account",
-     "SELECT device_id, apple_item_id, apple_version_id FROM licenses WHERE revoked_at IS NULL "
-     "GROUP BY device_id, apple_item_id, apple_version_id, account_id HAVING COUNT(*) > 1"),
+     "SELECT device, apple_item_id, apple_version_id FROM licenses WHERE revoked_at IS NULL "
+     "GROUP BY device, apple_item_id, apple_version_id, account_id HAVING COUNT(*) > 1"),
     ("two installs of one account, app and device",
      "SELECT account_id, apple_item_id, client_id FROM installs GROUP BY account_id, apple_item_id, client_id HAVING COUNT(*) > 1"),
 ]

@@ -12,12 +12,13 @@ COPY (
   items AS (SELECT i.account_id, string_agg(i.apple_item_id || ':' || c.apple_version_id, ',' ORDER BY i.apple_item_id) AS items
             FROM sample s JOIN installs i ON i.account_id = s.id JOIN current c ON c.apple_item_id = i.apple_item_id
             GROUP BY i.account_id),
-  devices AS (SELECT DISTINCT ON (l.account_id) l.account_id, l.device_id,
-                     string_agg(l.license_id::text, ',' ORDER BY l.expires_at) AS licenses
-              FROM sample s JOIN licenses l ON l.account_id = s.id JOIN current c ON c.apple_item_id = l.apple_item_id
-              WHERE l.revoked_at IS NULL AND l.expires_at > now()
-              GROUP BY l.account_id, l.device_id
-              ORDER BY l.account_id, count(*) DESC)
-  SELECT items.account_id, coalesce(devices.device_id, ''), items.items, coalesce(devices.licenses, '')
-  FROM items LEFT JOIN devices USING (account_id)
+  held AS (SELECT DISTINCT ON (l.account_id) l.account_id, d.device_id,
+                  string_agg(l.license_id::text, ',' ORDER BY l.expires_at) AS licenses
+           FROM sample s JOIN licenses l ON l.account_id = s.id JOIN devices d ON d.id = l.device
+                JOIN current c ON c.apple_item_id = l.apple_item_id
+           WHERE l.revoked_at IS NULL AND l.expires_at > now()
+           GROUP BY l.account_id, d.device_id
+           ORDER BY l.account_id, count(*) DESC)
+  SELECT items.account_id, coalesce(held.device_id, ''), items.items, coalesce(held.licenses, '')
+  FROM items LEFT JOIN held USING (account_id)
 ) TO STDOUT;

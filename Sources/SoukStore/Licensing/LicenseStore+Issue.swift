@@ -28,6 +28,7 @@ extension LicenseStore {
     public func issue(accountID: UUID?, appleItemId: UInt64, appleVersionId: UInt64, deviceId: String,
                       duration: TimeInterval, deviceLimit: Int, now: Date = Date()) async throws -> Issue {
         let wanted = Wanted(accountID: accountID, appleItemId: appleItemId, appleVersionId: appleVersionId, deviceId: deviceId,
+                            device: try await deviceRow(deviceId),
                             duration: duration, deviceLimit: accountID == nil ? 0 : max(0, deviceLimit), now: now)
         let lockKey = accountID.map { "souk.license.account:\($0.uuidString)" } ?? "souk.license.device:\(deviceId)"
         for _ in 0..<5 {
@@ -44,11 +45,25 @@ extension LicenseStore {
         throw CatalogError.invalid("could not issue a license: the license changed under every attempt")
     }
 
+    /// The row of `devices` that names `deviceId`, added the first time the device gets a licence.
+    /// Rows are never removed: a device's row outlives its licences, at one short row per device.
+    func deviceRow(_ deviceId: String) async throws -> Int64 {
+        func find() async throws -> Int64? {
+            try await database.sql.raw("SELECT id FROM devices WHERE device_id = \(bind: deviceId)").first()?.decode(column: "id", as: Int64.self)
+        }
+        if let id = try await find() { return id }
+        try await database.sql.raw("INSERT INTO devices (device_id) VALUES (\(bind: deviceId)) ON CONFLICT (device_id) DO NOTHING").run()
+        guard let id = try await find() else { throw CatalogError.invalid("the device \(deviceId) could not be recorded") }
+        return id
+    }
+
     struct Wanted: Sendable {
         var accountID: UUID?
         var appleItemId: UInt64
         var appleVersionId: UInt64
         var deviceId: String
+        /// `deviceId`'s row of `devices`.
+        var device: Int64
         var duration: TimeInterval
         var deviceLimit: Int
         var now: Date
@@ -63,7 +78,7 @@ extension LicenseStore {
 
         /// The device's live license for this app and version.
         var same: SQLQueryString {
-            "device_id = \(bind: deviceId) AND apple_item_id = \(bind: AppleIDColumn.store(appleItemId)) AND apple_version_id = \(bind: AppleIDColumn.store(appleVersionId)) AND "
+            "device = \(bind: device) AND apple_item_id = \(bind: AppleIDColumn.store(appleItemId)) AND apple_version_id = \(bind: AppleIDColumn.store(appleVersionId)) AND "
                 + live
         }
 
@@ -71,8 +86,8 @@ extension LicenseStore {
         /// a live license of the account, or fewer than the limit of devices do.
         var admitted: SQLQueryString {
             guard deviceLimit > 0 else { return "1 = 1" }
-            return "(EXISTS (SELECT 1 FROM licenses WHERE device_id = \(bind: deviceId) AND " + live
-                + ") OR (SELECT COUNT(DISTINCT device_id) FROM licenses WHERE " + live + ") < \(bind: deviceLimit))"
+            return "(EXISTS (SELECT 1 FROM licenses WHERE device = \(bind: device) AND " + live
+                + ") OR (SELECT COUNT(DISTINCT device) FROM licenses WHERE " + live + ") < \(bind: deviceLimit))"
         }
     }
 
@@ -83,9 +98,9 @@ extension LicenseStore {
         if let record = try await refresh(wanted, on: sql) { return .issued(record, reused: true) }
         let account: SQLQueryString = wanted.accountID.map { "\(bind: $0)" } ?? "NULL"
         let inserted = try await sql.raw("""
-            INSERT INTO licenses (license_id, account_id, apple_item_id, apple_version_id, device_id, issued_at, expires_at, renewals) \
+            INSERT INTO licenses (license_id, account_id, apple_item_id, apple_version_id, device, issued_at, expires_at, renewals) \
             SELECT \(bind: Int64(licenseId)), \(account), \(bind: AppleIDColumn.store(wanted.appleItemId)), \
-            \(bind: AppleIDColumn.store(wanted.appleVersionId)), \(bind: wanted.deviceId), \(bind: wanted.now), \(bind: wanted.expiresAt), 0 \
+            \(bind: AppleIDColumn.store(wanted.appleVersionId)), \(bind: wanted.device), \(bind: wanted.now), \(bind: wanted.expiresAt), 0 \
             WHERE NOT EXISTS (SELECT 1 FROM licenses WHERE \(wanted.same)) AND \(wanted.admitted) \
             RETURNING license_id
             """).all()
@@ -106,7 +121,7 @@ extension LicenseStore {
             RETURNING \(unsafeRaw: columns.joined(separator: ", "))
             """).all()
         // Older versions of Souk could leave several; the newest id answers, all get the new term.
-        return try rows.map(decode).max { $0.licenseId < $1.licenseId }
+        return try rows.map { try decode($0, deviceId: wanted.deviceId) }.max { $0.licenseId < $1.licenseId }
     }
 
     /// Runs `body` so that calls with the same `key` do not interleave: on PostgreSQL inside a

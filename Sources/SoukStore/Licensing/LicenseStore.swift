@@ -29,15 +29,29 @@ public struct LicenseStore: Sendable {
         self.database = database
     }
 
-    static let columns = ["license_id", "account_id", "apple_item_id", "apple_version_id", "device_id", "issued_at",
+    /// A licence's own columns. It names its device by a row of `devices` (`device`); the device's
+    /// id comes from there (`select`).
+    static let columns = ["license_id", "account_id", "apple_item_id", "apple_version_id", "issued_at",
                           "expires_at", "renewals", "revoked_at", "revoked_reason"]
+
+    /// Licences with their device's id: `licenses l` joined to `devices d`.
+    static func select(_ sql: any SQLDatabase) -> SQLSelectBuilder {
+        sql.select().columns(columns.map { SQLColumn($0, table: "l") } + [SQLColumn("device_id", table: "d")])
+            .from(SQLAlias(SQLIdentifier("licenses"), as: SQLIdentifier("l")))
+            .join(SQLAlias(SQLIdentifier("devices"), as: SQLIdentifier("d")), method: SQLJoinMethod.inner,
+                  on: SQLColumn("id", table: "d"), .equal, SQLColumn("device", table: "l"))
+    }
+
+    /// `device` is the row of `devices` naming `deviceId`.
+    static func device(is deviceId: String) -> SQLQueryString {
+        "device = (SELECT id FROM devices WHERE device_id = \(bind: deviceId))"
+    }
 
     public func licenses(ids: [UInt64]) async throws -> [UInt64: LicenseRecord] {
         let valid = ids.filter { $0 > 0 && $0 <= UInt64(Int64.max) }
         guard !valid.isEmpty else { return [:] }
-        let rows = try await database.sql.select().columns(Self.columns.map { SQLColumn($0) }).from("licenses")
-            .where("license_id", .in, valid.map { Int64($0) }).all()
-        return Dictionary(try rows.map(Self.decode).map { ($0.licenseId, $0) }, uniquingKeysWith: { first, _ in first })
+        let rows = try await Self.select(database.sql).where("license_id", .in, valid.map { Int64($0) }).all()
+        return Dictionary(try rows.map { try Self.decode($0) }.map { ($0.licenseId, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Starts the licenses' new term — issued now, expiring after `duration` — in one update
@@ -55,9 +69,10 @@ public struct LicenseStore: Sendable {
 
     /// The devices of an account that hold a live license now: its active installs.
     public func liveDevices(accountID: UUID, now: Date = Date()) async throws -> Set<String> {
-        let rows = try await database.sql.select().distinct().column("device_id").from("licenses")
-            .where("account_id", .equal, accountID).where("revoked_at", .is, SQLLiteral.null).where("expires_at", .greaterThan, now)
-            .all()
+        let rows = try await database.sql.raw("""
+            SELECT DISTINCT d.device_id FROM licenses l JOIN devices d ON d.id = l.device \
+            WHERE l.account_id = \(bind: accountID) AND l.revoked_at IS NULL AND l.expires_at > \(bind: now)
+            """).all()
         return Set(try rows.map { try $0.decode(column: "device_id", as: String.self) })
     }
 
@@ -80,7 +95,7 @@ public struct LicenseStore: Sendable {
         func apply(to query: any SQLPredicateBuilder) {
             if let accountID { _ = query.where("account_id", .equal, accountID) }
             if let appleItemId { _ = query.where("apple_item_id", .equal, AppleIDColumn.store(appleItemId)) }
-            if let deviceId { _ = query.where("device_id", .equal, deviceId) }
+            if let deviceId { _ = query.where(LicenseStore.device(is: deviceId)) }
             if let licenseId { _ = query.where("license_id", .equal, Int64(licenseId)) }
         }
     }
@@ -103,18 +118,19 @@ public struct LicenseStore: Sendable {
 
     /// Licenses, newest first, optionally of one account or app.
     public func list(accountID: UUID? = nil, appleItemId: UInt64? = nil, limit: Int = 100) async throws -> [LicenseRecord] {
-        let query = database.sql.select().columns(Self.columns.map { SQLColumn($0) }).from("licenses")
+        let query = Self.select(database.sql)
         Selection(accountID: accountID, appleItemId: appleItemId).apply(to: query)
-        return try await query.orderBy("issued_at", .descending).limit(limit).all().map(Self.decode)
+        return try await query.orderBy("issued_at", .descending).limit(limit).all().map { try Self.decode($0) }
     }
 
-    static func decode(_ row: any SQLRow) throws -> LicenseRecord {
+    /// A licence of `select`, or (with `deviceId`) of a statement that returned its own columns only.
+    static func decode(_ row: any SQLRow, deviceId: String? = nil) throws -> LicenseRecord {
         LicenseRecord(
             licenseId: UInt64(try row.decode(column: "license_id", as: Int64.self)),
             accountID: try row.decode(column: "account_id", as: UUID?.self),
             appleItemId: AppleIDColumn.load(try row.decode(column: "apple_item_id", as: Int64.self)),
             appleVersionId: AppleIDColumn.load(try row.decode(column: "apple_version_id", as: Int64.self)),
-            deviceId: try row.decode(column: "device_id", as: String.self),
+            deviceId: try deviceId ?? row.decode(column: "device_id", as: String.self),
             issuedAt: try row.decode(column: "issued_at", as: Date.self),
             expiresAt: try row.decode(column: "expires_at", as: Date.self),
             renewals: try row.decode(column: "renewals", as: Int.self),

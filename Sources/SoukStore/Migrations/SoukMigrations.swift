@@ -111,5 +111,7 @@ enum SoukMigrations {
         UpdateMetricRollupsAddCountry(),
         // 051: the metrics rollup's cohort table
         CreateMetricCohorts(),
+        // 052: licences name their device by a row of `devices`
+        UpdateLicensesKeyByDevice(),
     ]
 }
