@@ -391,7 +391,7 @@ report() {
   echo '```'
   local q
   for q in \
-    "renewal: read the licenses|SELECT * FROM licenses WHERE license_id IN ($ids)" \
+    "renewal: read the licenses|SELECT l.*, d.device_id FROM licenses l JOIN devices d ON d.id = l.device WHERE l.license_id IN ($ids)" \
     "renewal: new term|UPDATE licenses SET issued_at = now(), expires_at = now() + interval '720 hours', renewals = renewals + 1 WHERE license_id IN ($ids) AND revoked_at IS NULL" \
     "license: the device's live license of a version|SELECT license_id FROM licenses WHERE device = (SELECT id FROM devices WHERE device_id = '$device') AND apple_item_id = $item AND apple_version_id = $version AND expires_at > now() AND revoked_at IS NULL" \
     "license: an account's live devices (device limit)|SELECT DISTINCT d.device_id FROM licenses l JOIN devices d ON d.id = l.device WHERE l.account_id = '$account' AND l.revoked_at IS NULL AND l.expires_at > now()" \
