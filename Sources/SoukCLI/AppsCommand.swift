@@ -29,16 +29,15 @@ struct AppsCommand: AsyncParsableCommand {
         func run() async throws {
             let id = try parseAppleID(appleItemId, option: "--apple-item-id")
             try await withRuntime(settings) { runtime in
+                let services = DeveloperServices(runtime: runtime, now: { Date() })
                 let app: AppRecord
                 do {
-                    app = try await CreateApp(services: DeveloperServices(runtime: runtime, now: { Date() }))(NewApp(
+                    app = try await CreateApp(services: services)(NewApp(
                         appleItemId: id, bundleId: bundleId, name: name, subtitle: subtitle, description: description,
                         developerName: developerName, access: access), developer: developer, actor: .currentCLIUser)
-                } catch DeveloperOperationError.notFound(let message) {
-                    throw CommandFailure(message)
-                }
-                if let icon {
-                    try await runtime.catalog.setIcon(appleItemId: id, pngAt: icon, blobs: runtime.blobs)
+                    if let icon { try await SetAppIcon(services: services)(actor: .currentCLIUser, appleItemId: id, pngAt: icon) }
+                } catch let error as DeveloperOperationError {
+                    throw CommandFailure(error.description)
                 }
                 print("Created app \(app.appleItemId) \(app.bundleId) \"\(app.name)\" (access: \(app.access.rawValue))")
             }
@@ -105,10 +104,12 @@ struct AppsCommand: AsyncParsableCommand {
         func run() async throws {
             let id = try selection.appleItemId()
             try await withRuntime(settings) { runtime in
-                let before = try await runtime.catalog.appRecord(appleItemId: id).iconSHA256
-                try await runtime.catalog.setIcon(appleItemId: id, pngAt: icon, blobs: runtime.blobs)
-                let after = try await runtime.catalog.appRecord(appleItemId: id).iconSHA256
-                try await runtime.auditCLI(.appMedia, target: "app:\(id)", before: ["icon": before ?? ""], after: ["icon": after ?? ""])
+                do {
+                    try await SetAppIcon(services: DeveloperServices(runtime: runtime, now: Date.init))(
+                        actor: .currentCLIUser, appleItemId: id, pngAt: icon)
+                } catch let error as DeveloperOperationError {
+                    throw CommandFailure(error.description)
+                }
                 print("Icon set: \(runtime.config.publicURL)/apps/\(id)/icon")
             }
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoukApp
 import SoukCore
 import SoukStore
 
@@ -60,22 +61,27 @@ extension AppsCommand {
 
         func run() async throws {
             let id = try selection.appleItemId()
-            let iconData = try icon.map { try Self.readPNG($0, option: "--icon", square: true) }
-            var screenshots: [AppMedia.Family: [Data]] = [:]
-            for (family, path) in try screenshotFiles() {
-                screenshots[family, default: []].append(try Self.readPNG(path, option: "--screenshot"))
-            }
+            _ = try icon.map { try Self.readPNG($0, option: "--icon", square: true) }
+            for (_, path) in try screenshotFiles() { _ = try Self.readPNG(path, option: "--screenshot") }
             try await withRuntime(settings) { runtime in
-                let before = try await runtime.catalog.appRecord(appleItemId: id)
-                let app = try await runtime.catalog.setMedia(
-                    appleItemId: id, icon: iconData, screenshots: screenshots, subtitle: subtitle,
-                    category: category.flatMap(AppCategory.init(slug:)), description: description, whatsNew: whatsNew,
-                    blobs: runtime.blobs)
-                if before.auditDetailFields != app.auditDetailFields {
-                    try await runtime.auditCLI(.appDetails, target: "app:\(id)", before: before.auditDetailFields, after: app.auditDetailFields)
-                }
-                if before.auditMediaFields != app.auditMediaFields {
-                    try await runtime.auditCLI(.appMedia, target: "app:\(id)", before: before.auditMediaFields, after: app.auditMediaFields)
+                // The consoles' operations, as the CLI's actor: the PNGs were checked above, so the
+                // text is not saved when an image would then be refused.
+                let services = DeveloperServices(runtime: runtime, now: Date.init)
+                var app = try await runtime.catalog.appRecord(appleItemId: id)
+                do {
+                    if subtitle != nil || category != nil || description != nil || whatsNew != nil {
+                        app = try await SaveAppText(services: services)(actor: .currentCLIUser, appleItemId: id, SaveAppText.Text(
+                            subtitle: subtitle ?? app.subtitle, category: category ?? app.category ?? "",
+                            description: description ?? app.appDescription, whatsNew: whatsNew ?? app.whatsNew ?? ""))
+                    }
+                    if icon != nil || !screenshot.isEmpty {
+                        var images: [AppMedia.Family: [SaveAppMedia.Image]] = [:]
+                        for (family, path) in try screenshotFiles() { images[family, default: []].append(.init(path: path, name: path)) }
+                        app = try await SaveAppMedia(services: services)(actor: .currentCLIUser, appleItemId: id,
+                                                                         icon: icon.map { .init(path: $0, name: $0) }, screenshots: images)
+                    }
+                } catch let error as DeveloperOperationError {
+                    throw CommandFailure(error.description)
                 }
                 let media = app.media ?? AppMedia()
                 print("Media set for \(app.appleItemId) \(app.bundleId): icon \(media.icon == nil ? "none" : "\(runtime.config.publicURL)/media/\(media.icon!.sha256).png"), "

@@ -49,6 +49,35 @@ import Testing
         }
     }
 
+    @Test(arguments: TestBackend.available)
+    func theIconIsSetAtCreationAndAfterAndEachChangeIsAudited(backend: TestBackend) async throws {
+        try await WebhooksCommandTests.with(backend) { settings, config in
+            let folder = try TemporaryFolder()
+            defer { folder.remove() }
+            let icon = folder.path + "/icon.png", other = folder.path + "/other.png", bad = folder.path + "/bad.png"
+            try PNG.encode(RGBAImage(width: 64, height: 64, fill: (1, 2, 3, 255))).write(to: URL(fileURLWithPath: icon))
+            try PNG.encode(RGBAImage(width: 64, height: 64, fill: (9, 9, 9, 255))).write(to: URL(fileURLWithPath: other))
+            try Data("not a png".utf8).write(to: URL(fileURLWithPath: bad))
+            try await SoukCommand.run(["apps", "create", "--apple-item-id", "6450000002", "--bundle-id", "org.example.icon",
+                                       "--name", "Icon", "--icon", icon] + settings)
+            let first = try await WebhooksCommandTests.withRuntime(config) { try await $0.catalog.appRecord(appleItemId: 6_450_000_002).iconSHA256 }
+            #expect(first != nil)
+            try await SoukCommand.run(["apps", "set-icon", "--apple-item-id", "6450000002", "--icon", other] + settings)
+            // A file that is not a PNG changes nothing.
+            await #expect(throws: (any Error).self) {
+                try await SoukCommand.run(["apps", "set-icon", "--apple-item-id", "6450000002", "--icon", bad] + settings)
+            }
+            try await WebhooksCommandTests.withRuntime(config) { runtime in
+                let now = try await runtime.catalog.appRecord(appleItemId: 6_450_000_002).iconSHA256
+                #expect(now != nil && now != first)
+                let entries = try await AuditLog(database: runtime.database).list(action: "app.media", target: "app:6450000002")
+                #expect(entries.count == 2)
+                #expect(entries.allSatisfy { $0.actor.hasPrefix("cli:") })
+                #expect(entries.first?.after?.contains(now ?? "-") == true)
+            }
+        }
+    }
+
     @Test func validationMessagesNameTheProblem() throws {
         #expect(throws: (any Error).self) { try AppsCommand.Media.parse(["--apple-item-id", "1", "--category", "social"]) }
         do {
