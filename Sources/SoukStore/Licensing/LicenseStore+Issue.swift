@@ -53,7 +53,8 @@ extension LicenseStore {
         }
         if let id = try await find() { return id }
         try await database.sql.raw("INSERT INTO devices (device_id) VALUES (\(bind: deviceId)) ON CONFLICT (device_id) DO NOTHING").run()
-        guard let id = try await find() else { throw CatalogError.invalid("the device \(deviceId) could not be recorded") }
+        // The device's id is not in the message: errors are logged, and it identifies a device.
+        guard let id = try await find() else { throw CatalogError.invalid("the device could not be recorded") }
         return id
     }
 
