@@ -123,6 +123,10 @@ import ZIPFoundation
             #expect(try await AdminConsoleTests.post(client, "/admin/apps/\(Self.item)/versions/9100000001/withdraw", session: olive,
                                                      ["reason": "crashes"]).status == .seeOther)
             #expect(try await runtime.catalog.version(appleItemId: Self.item, appleVersionId: 9_100_000_001).withdrawnAt != nil)
+            // A withdrawn version stays on the page, with the form that offers it again (the page lists every version).
+            let withdrawn = String(buffer: try await AdminConsoleTests.get(client, "/admin/apps/\(Self.item)?done=withdrawn", session: olive).body)
+            #expect(withdrawn.contains("Version withdrawn.") && withdrawn.contains(#"<span class="version-state">withdrawn "#)
+                    && withdrawn.contains(": crashes</span>") && withdrawn.contains("/admin/apps/\(Self.item)/versions/9100000001/reinstate"))
             #expect(try await AdminConsoleTests.post(client, "/admin/apps/\(Self.item)/versions/9100000001/reinstate", session: olive).status == .seeOther)
             #expect(try await AdminConsoleTests.post(client, "/admin/apps/\(Self.item)/versions/123/withdraw", session: olive).status == .notFound)
             #expect(try await AdminConsoleTests.post(client, "/admin/apps/\(Self.item)/takedown", session: olive, ["reason": "legal"]).status == .seeOther)

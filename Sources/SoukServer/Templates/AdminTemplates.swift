@@ -247,13 +247,26 @@ enum AdminTemplates {
             <h1>{{name}}</h1>
             {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
-            <dl class="facts"><dt>AppleItemID</dt><dd>{{id}}</dd><dt>Bundle id</dt><dd>{{bundleId}}</dd><dt>Developer</dt><dd>{{developer}}</dd>
+            {{#operatorFacts}}<dl class="facts"><dt>AppleItemID</dt><dd>{{id}}</dd><dt>Bundle id</dt><dd>{{bundleId}}</dd><dt>Developer</dt><dd>{{developer}}</dd>
             <dt>Access</dt><dd>{{access}}</dd><dt>Price</dt><dd>{{price}}</dd><dt>Availability</dt><dd>{{availability}}{{#takedownReason}} ({{takedownReason}}){{/takedownReason}}</dd></dl>
-            <p><a href="{{storefrontURL}}">See it in the storefront</a></p>
+            <p><a href="{{storefrontURL}}">See it in the storefront</a></p>{{/operatorFacts}}
+            {{> console-app}}
+            {{#canEdit}}{{#operatorFacts}}<h2>Availability</h2>
+            <form method="post" action="{{path}}/{{#available}}takedown{{/available}}{{^available}}reinstate{{/available}}">
+            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            {{#available}}<p>Taking the app down stops its installs, updates and package downloads at once; devices get 404 failures.</p>
+            <label for="takedown-reason">Reason (for the record)</label>
+            <input id="takedown-reason" name="reason" type="text" autocomplete="off">
+            <button type="submit" class="danger">Take the app down</button>{{/available}}
+            {{^available}}<button type="submit">Make the app available again</button>{{/available}}
+            </form>{{/operatorFacts}}{{/canEdit}}
+            {{> end}}
+            """,
+        "console-app": """
             <h2>Media</h2>
             {{#icon}}<p><img src="{{src}}" alt="{{alt}}" width="96" height="96" class="thumb"></p>{{/icon}}{{^icon}}<p class="muted">No icon yet.</p>{{/icon}}
             {{#screenshots}}<h3>{{family}}</h3><ul class="screens" tabindex="0" aria-label="{{family}} screenshots">{{#images}}<li><img src="{{src}}" alt="{{alt}}" class="thumb"></li>{{/images}}</ul>{{/screenshots}}
-            {{#isOperator}}<form method="post" action="/admin/apps/{{id}}/media" enctype="multipart/form-data" class="upload">
+            {{#canEdit}}<form method="post" action="{{path}}/media" enctype="multipart/form-data" class="upload">
             <input type="hidden" name="csrf_token" value="{{csrfToken}}">
             <label for="media-icon">Icon (a square PNG)</label>
             <input id="media-icon" name="icon" type="file" accept="image/png">
@@ -261,11 +274,11 @@ enum AdminTemplates {
             <input id="media-iphone" name="iphone" type="file" accept="image/png" multiple>
             <label for="media-ipad">iPad screenshots</label>
             <input id="media-ipad" name="ipad" type="file" accept="image/png" multiple>
-            <progress max="1" value="0" hidden aria-label="Upload progress"></progress> <span role="status"></span>
+            <progress max="1" value="0" hidden aria-label="Media upload progress"></progress> <span role="status"></span>
             <button type="submit">Upload media</button>
-            </form>{{/isOperator}}
+            </form>{{/canEdit}}
             <h2>Storefront text</h2>
-            {{#isOperator}}<form method="post" action="/admin/apps/{{id}}/details" class="wide">
+            {{#canEdit}}<form method="post" action="{{path}}/details" class="wide">
             <input type="hidden" name="csrf_token" value="{{csrfToken}}">
             <label for="app-subtitle">Subtitle</label>
             <input id="app-subtitle" name="subtitle" type="text" maxlength="80" value="{{subtitle}}" autocomplete="off">
@@ -276,38 +289,28 @@ enum AdminTemplates {
             <label for="app-whats-new">What's new</label>
             <textarea id="app-whats-new" name="whatsNew" rows="3">{{whatsNew}}</textarea>
             <button type="submit">Save text</button>
-            </form>{{/isOperator}}{{^isOperator}}<dl class="facts"><dt>Subtitle</dt><dd>{{subtitle}}</dd><dt>Description</dt><dd>{{description}}</dd><dt>What's new</dt><dd>{{whatsNew}}</dd></dl>{{/isOperator}}
-            {{#isOperator}}<h2>Upload a package</h2>
-            <p>A zip with <code>manifest.json</code>, <code>signature</code>, <code>variant/</code> and <code>delta/</code> — checked like <code>souk packages import</code> (at most {{maxPackageMiB}} MiB).</p>
-            <form method="post" action="/admin/apps/{{id}}/packages" enctype="multipart/form-data" class="upload">
+            </form>{{/canEdit}}{{^canEdit}}<dl class="facts"><dt>Subtitle</dt><dd>{{subtitle}}</dd><dt>Description</dt><dd>{{description}}</dd><dt>What's new</dt><dd>{{whatsNew}}</dd></dl>{{/canEdit}}
+            {{#canEdit}}<h2>Upload a package</h2>
+            <p>A zip with <code>manifest.json</code>, <code>signature</code>, <code>variant/</code> and <code>delta/</code> — checked like <code>souk packages import</code> (at most {{maxPackageMiB}} MiB).{{#reviewNote}} A new version is in review until the marketplace approves it.{{/reviewNote}}</p>
+            <form method="post" action="{{path}}/packages" enctype="multipart/form-data" class="upload">
             <input type="hidden" name="csrf_token" value="{{csrfToken}}">
             <label for="package-file">Package (.zip)</label>
             <input id="package-file" name="package" type="file" accept=".zip,application/zip" required>
-            <progress max="1" value="0" hidden aria-label="Upload progress"></progress> <span role="status"></span>
-            <button type="submit">Upload and import</button>
-            </form>{{/isOperator}}
+            <progress max="1" value="0" hidden aria-label="Package upload progress"></progress> <span role="status"></span>
+            <button type="submit">{{uploadButton}}</button>
+            </form>{{/canEdit}}
             <h2>Versions</h2>
             {{^versions}}<p class="muted">No versions yet.</p>{{/versions}}
             {{#has-versions}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Versions, newest first</caption>
-            <thead><tr><th scope="col">Version</th><th scope="col">Build</th><th scope="col">AppleVersionID</th><th scope="col">Released</th><th scope="col">State</th></tr></thead><tbody>{{/has-versions}}
-            {{#versions}}<tr><td>{{short}}</td><td>{{build}}</td><td>{{version}}</td><td>{{released}}</td><td>{{state}}
-            {{#isOperator}}<form method="post" action="/admin/apps/{{item}}/versions/{{version}}/{{#withdrawn}}reinstate{{/withdrawn}}{{^withdrawn}}withdraw{{/withdrawn}}" class="inline">
+            <thead><tr><th scope="col">Version</th><th scope="col">Build</th><th scope="col">AppleVersionID</th><th scope="col">Uploaded</th><th scope="col">State</th></tr></thead><tbody>{{/has-versions}}
+            {{#versions}}<tr><td>{{short}}</td><td>{{build}}</td><td>{{version}}</td><td>{{uploaded}}</td><td><span class="version-state">{{state}}</span>
+            {{#canEdit}}<form method="post" action="{{path}}/versions/{{version}}/{{#withdrawn}}reinstate{{/withdrawn}}{{^withdrawn}}withdraw{{/withdrawn}}" class="inline">
             <input type="hidden" name="csrf_token" value="{{csrfToken}}">
             {{#withdrawn}}<button type="submit" class="secondary">Offer again<span class="visually-hidden"> version {{short}}</span></button>{{/withdrawn}}
             {{^withdrawn}}<label for="reason-{{version}}" class="visually-hidden">Reason for withdrawing {{short}}</label><input id="reason-{{version}}" name="reason" type="text" placeholder="Reason (optional)" class="short">
             <button type="submit" class="secondary">Withdraw<span class="visually-hidden"> version {{short}}</span></button>{{/withdrawn}}
-            </form>{{/isOperator}}</td></tr>
+            </form>{{/canEdit}}</td></tr>
             {{/versions}}{{#has-versions}}</tbody></table></div>{{/has-versions}}
-            {{#isOperator}}<h2>Availability</h2>
-            <form method="post" action="/admin/apps/{{id}}/{{#available}}takedown{{/available}}{{^available}}reinstate{{/available}}">
-            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            {{#available}}<p>Taking the app down stops its installs, updates and package downloads at once; devices get 404 failures.</p>
-            <label for="takedown-reason">Reason (for the record)</label>
-            <input id="takedown-reason" name="reason" type="text" autocomplete="off">
-            <button type="submit" class="danger">Take the app down</button>{{/available}}
-            {{^available}}<button type="submit">Make the app available again</button>{{/available}}
-            </form>{{/isOperator}}
-            {{> end}}
             """,
         "admin-catalogs": """
             {{> start}}

@@ -25,16 +25,31 @@ struct DeveloperConsoleLayout: Sendable {
     var mustEnrol: Bool
 }
 
-/// A console page's Mustache context: the layout's typed values, then the page's own `values`
-/// (a layout value wins over a page value of the same name). For every list in `values`,
-/// `has-<name>` says whether it has rows (`{{#has-x}}` opens a table only then).
-struct ConsolePageContext<Layout: Sendable>: MustacheParent {
+/// A console page's Mustache context: the layout's typed values, then the page's own (a layout
+/// value wins over a page value of the same name). The page is a typed value (`AppPageValues`),
+/// read by its properties' names, or a `[String: Any]`. For every list of the page, `has-<name>`
+/// says whether it has rows (`{{#has-x}}` opens a table only then).
+struct ConsolePageContext<Layout: Sendable, Page>: MustacheParent {
     let layout: Layout
-    let values: [String: Any]
+    let page: Page
 
     func child(named name: String) -> Any? {
-        if let value = Mirror(reflecting: layout).children.first(where: { $0.label == name })?.value { return value }
-        if name.hasPrefix("has-"), let list = values[String(name.dropFirst(4))] as? [Any] { return !list.isEmpty }
-        return values[name]
+        if let value = Self.property(name, of: layout) { return value }
+        if name.hasPrefix("has-"), let list = pageValue(String(name.dropFirst(4))) as? [Any] { return !list.isEmpty }
+        return pageValue(name)
+    }
+
+    private func pageValue(_ name: String) -> Any? {
+        if let values = page as? [String: Any] { return values[name] }
+        return Self.property(name, of: page)
+    }
+
+    /// A stored property of a typed value by name; an optional that is nil is no value, so that
+    /// `{{#name}}` does not open.
+    private static func property(_ name: String, of value: Any) -> Any? {
+        guard let child = Mirror(reflecting: value).children.first(where: { $0.label == name })?.value else { return nil }
+        let wrapped = Mirror(reflecting: child)
+        guard wrapped.displayStyle == .optional else { return child }
+        return wrapped.children.first?.value
     }
 }

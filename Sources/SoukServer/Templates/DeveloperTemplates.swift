@@ -41,54 +41,7 @@ enum DeveloperTemplates {
             {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
             <dl class="facts"><dt>AppleItemID</dt><dd>{{id}}</dd><dt>Bundle id</dt><dd>{{bundleId}}</dd><dt>Availability</dt><dd>{{availability}}</dd></dl>
-            <h2>Media</h2>
-            {{#icon}}<p><img src="{{src}}" alt="{{alt}}" width="96" height="96" class="thumb"></p>{{/icon}}{{^icon}}<p class="muted">No icon yet.</p>{{/icon}}
-            {{#screenshots}}<h3>{{family}}</h3><ul class="screens" tabindex="0" aria-label="{{family}} screenshots">{{#images}}<li><img src="{{src}}" alt="{{alt}}" class="thumb"></li>{{/images}}</ul>{{/screenshots}}
-            <form method="post" action="/developer/apps/{{id}}/media" enctype="multipart/form-data" class="upload">
-            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <label for="media-icon">Icon (a square PNG)</label>
-            <input id="media-icon" name="icon" type="file" accept="image/png">
-            <label for="media-iphone">iPhone screenshots (PNGs, in order; replace the current ones)</label>
-            <input id="media-iphone" name="iphone" type="file" accept="image/png" multiple>
-            <label for="media-ipad">iPad screenshots</label>
-            <input id="media-ipad" name="ipad" type="file" accept="image/png" multiple>
-            <progress max="1" value="0" hidden aria-label="Media upload progress"></progress> <span role="status"></span>
-            <button type="submit">Upload media</button>
-            </form>
-            <h2>Storefront text</h2>
-            <form method="post" action="/developer/apps/{{id}}/details" class="wide">
-            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <label for="app-subtitle">Subtitle</label>
-            <input id="app-subtitle" name="subtitle" type="text" maxlength="80" value="{{subtitle}}" autocomplete="off">
-            <label for="app-category">Category</label>
-            <select id="app-category" name="category"><option value="">None</option>{{#categories}}<option value="{{slug}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/categories}}</select>
-            <label for="app-description">Description</label>
-            <textarea id="app-description" name="description" rows="6">{{description}}</textarea>
-            <label for="app-whats-new">What's new</label>
-            <textarea id="app-whats-new" name="whatsNew" rows="3">{{whatsNew}}</textarea>
-            <button type="submit">Save text</button>
-            </form>
-            <h2>Upload a package</h2>
-            <p>A zip with <code>manifest.json</code>, <code>signature</code>, <code>variant/</code> and <code>delta/</code> — checked like <code>souk packages import</code> (at most {{maxPackageMiB}} MiB).{{#reviewNewVersions}} A new version is in review until the marketplace approves it.{{/reviewNewVersions}}</p>
-            <form method="post" action="/developer/apps/{{id}}/packages" enctype="multipart/form-data" class="upload">
-            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <label for="package-file">Package (.zip)</label>
-            <input id="package-file" name="package" type="file" accept=".zip,application/zip" required>
-            <progress max="1" value="0" hidden aria-label="Package upload progress"></progress> <span role="status"></span>
-            <button type="submit">Upload</button>
-            </form>
-            <h2>Versions</h2>
-            {{^versions}}<p class="muted">No versions yet.</p>{{/versions}}
-            {{#has-versions}}<div class="table-wrap" tabindex="0"><table><caption class="visually-hidden">Versions, newest first</caption>
-            <thead><tr><th scope="col">Version</th><th scope="col">Build</th><th scope="col">AppleVersionID</th><th scope="col">Uploaded</th><th scope="col">State</th></tr></thead><tbody>{{/has-versions}}
-            {{#versions}}<tr><td>{{short}}</td><td>{{build}}</td><td>{{version}}</td><td>{{uploaded}}</td><td><span class="version-state">{{state}}</span>
-            <form method="post" action="/developer/apps/{{item}}/versions/{{version}}/{{#withdrawn}}reinstate{{/withdrawn}}{{^withdrawn}}withdraw{{/withdrawn}}" class="inline">
-            <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            {{#withdrawn}}<button type="submit" class="secondary">Offer again<span class="visually-hidden"> version {{short}}</span></button>{{/withdrawn}}
-            {{^withdrawn}}<label for="reason-{{version}}" class="visually-hidden">Reason for withdrawing {{short}}</label><input id="reason-{{version}}" name="reason" type="text" placeholder="Reason (optional)" class="short">
-            <button type="submit" class="secondary">Withdraw<span class="visually-hidden"> version {{short}}</span></button>{{/withdrawn}}
-            </form></td></tr>
-            {{/versions}}{{#has-versions}}</tbody></table></div>{{/has-versions}}
+            {{> console-app}}
             {{> end}}
             """,
         "developer-catalog": """

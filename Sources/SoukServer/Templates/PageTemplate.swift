@@ -63,6 +63,7 @@ enum PageTemplate: String, CaseIterable, Sendable {
     case signinCode = "signin-code"
     // Partials (`{{> name}}`) and the layout's.
     case card
+    case consoleApp = "console-app"
     case consoleNav = "console-nav"
     case consoleCatalog = "console-catalog"
     case consoleCatalogForm = "console-catalog-form"

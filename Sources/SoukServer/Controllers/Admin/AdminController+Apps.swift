@@ -9,11 +9,6 @@ import SoukStore
 /// reinstating versions, taking the app down and reinstating it. Looking is for every console role;
 /// every change is for operators (support's POSTs answer 403) and is written to the audit log.
 extension AdminController {
-    /// The largest package upload (the import itself checks every file against its manifest).
-    static var maxPackageUploadBytes: Int { 4 << 30 }
-    /// The largest upload of icon and screenshots together.
-    static var maxMediaUploadBytes: Int { 96 << 20 }
-
     func addAppRoutes(to routes: ConsoleRoutes<Context>) {
         routes.staff.get("apps", use: apps)
         routes.operators.post("apps", use: createApp)
@@ -75,22 +70,23 @@ extension AdminController {
         return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=created")
     }
 
+    /// The page and its forms, shared with the developer console; support only look.
+    func appPage(_ session: ConsoleSession) -> ConsoleAppPage {
+        ConsoleAppPage(console: .operators(canEdit: session.isOperator), services: developerServices)
+    }
+
     /// `/admin/apps/<AppleItemID>`: facts, storefront text and media, package upload, versions, availability.
     @Sendable func appPage(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()
         let app = try await requireApp(context)
-        var notice = request.uri.queryParameters["done"].flatMap { Self.appNotices[String($0)] }
-        if let imported = request.uri.queryParameters["imported"].flatMap({ AppleID.parse(String($0)) }),
-           let version = try? await runtime.catalog.versionRecord(appleItemId: app.appleItemId, appleVersionId: imported) {
-            notice = "Imported version \(version.shortVersionString) (\(version.bundleVersion), AppleVersionID \(imported))."
-        }
+        let notice = await appPage(session).notice(request, app: app, extra: Self.appNotices)
         return try await appDetailPage(session: session, app: app, notice: notice, error: nil, status: .ok)
     }
 
+    /// What the operator's own forms on the app's page (creating it, its availability) leave as `?done=`.
     static var appNotices: [String: String] {
-        ["created": "App created. Add its storefront text, icon and a package below.", "details": "Storefront text saved.",
-         "media": "Media saved.", "withdrawn": "Version withdrawn.", "reinstated": "Version offered again.",
-         "taken-down": "App taken down.", "available": "App available again.", "already": "Nothing changed: that version was already imported."]
+        ["created": "App created. Add its storefront text, icon and a package below.", "taken-down": "App taken down.",
+         "available": "App available again.", "already": "Nothing changed: that version was already imported."]
     }
 
     func requireApp(_ context: Context) async throws -> AppRecord {
@@ -103,123 +99,39 @@ extension AdminController {
     }
 
     func appDetailPage(session: ConsoleSession, app: AppRecord, notice: String?, error: String?, status: HTTPResponse.Status) async throws -> Response {
-        let format = WebController<Context>.format
-        let versions = try await runtime.catalog.versions(of: app).sorted { $0.releaseDate > $1.releaseDate }
-        let media = app.media ?? AppMedia()
-        func thumbnail(_ image: AppMedia.Image, alt: String) -> [String: String] {
-            let small = image.variants.first { $0.width >= 120 } ?? image.variants.last
-            return ["src": "/media/\(small?.sha256 ?? image.sha256).png", "alt": alt]
-        }
-        var values: [String: Any] = [
-            "id": String(app.appleItemId), "name": app.name, "bundleId": app.bundleId, "developer": app.developerName,
-            "access": app.access.rawValue, "availability": app.availability.summary, "available": app.availability == .available,
-            "subtitle": app.subtitle, "description": app.appDescription,
-            "whatsNew": app.whatsNew ?? "", "price": app.pricing.prices.isEmpty ? "Free" : app.pricing.prices.map(\.formatted).joined(separator: ", "),
-            "categories": AppCategory.allCases.map { ["slug": $0.slug, "name": $0.displayName, "selected": $0.slug == app.category] },
-            "versions": versions.map { version in
-                ["version": String(version.appleVersionId), "short": version.shortVersionString, "build": version.bundleVersion,
-                 "released": format(version.releaseDate), "withdrawn": version.withdrawnAt != nil,
-                 "state": version.withdrawnAt.map { "withdrawn \(format($0))" + (version.withdrawnReason.map { ": \($0)" } ?? "") } ?? "offered",
-                 "item": String(app.appleItemId), "csrfToken": session.csrfToken, "isOperator": session.isOperator]
-            },
-            "storefrontURL": "/apps/\(app.appleItemId)",
-            "maxPackageMiB": String(Self.maxPackageUploadBytes >> 20),
-        ]
-        values["icon"] = media.icon.map { thumbnail($0, alt: "\(app.name) icon") }
-        values["screenshots"] = AppMedia.Family.allCases.compactMap { family -> [String: Any]? in
-            let images = media.screenshots(for: family)
-            guard !images.isEmpty else { return nil }
-            return ["family": family.displayName, "images": images.enumerated().map { index, image in
-                thumbnail(image, alt: "\(family.displayName) screenshot \(index + 1)")
-            }]
-        }
-        values["notice"] = notice
-        values["error"] = error
-        values["takedownReason"] = app.takedownReason.flatMap { $0.isEmpty ? nil : $0 }  // an empty string would still open its section
-        if session.isOperator { values["scripts"] = [WebScripts.upload.path] }
-        return try await render(.adminApp, session: session, title: app.name, values, status: status)
+        try await render(.adminApp, session: session, title: app.name,
+                         page: try await appPage(session).values(app: app, notice: notice, error: error), status: status)
     }
 
-    /// Subtitle, category, description and what's new (operators), through `SaveAppText` as in the
-    /// developer console.
+    /// The forms of the page (operators; `ConsoleRoutes.operators` refuses support's POSTs).
+    private func appForms(_ session: ConsoleSession, _ context: Context) async throws -> ConsoleAppPage.Forms {
+        let app = try await requireApp(context)
+        return appPage(session).forms(actor: Self.staffActor(session), app: app, csrfToken: session.csrfToken) { error, status in
+            try await appDetailPage(session: session, app: app, notice: nil, error: error, status: status)
+        }
+    }
+
     @Sendable func saveDetails(_ request: Request, context: Context) async throws -> Response {
         let (session, form) = try await consoleForm(request, context: context)
-        let app = try await requireApp(context)
-        do {
-            try await SaveAppText(services: developerServices)(actor: Self.staffActor(session), appleItemId: app.appleItemId, .init(
-                subtitle: form["subtitle"] ?? "", category: form["category"] ?? "", description: form["description"] ?? "",
-                whatsNew: form["whatsNew"] ?? ""))
-        } catch DeveloperOperationError.invalid(_, let message) {
-            return try await appDetailPage(session: session, app: app, notice: nil, error: message, status: .badRequest)
-        }
-        return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=details")
+        return try await appForms(session, context).saveText(form)
     }
 
-    /// Icon and screenshots (operators), as `multipart/form-data`: `icon` (one square PNG),
-    /// `iphone` and `ipad` (PNGs, in order; each family sent replaces that family's list), through
-    /// `SaveAppMedia` as in the developer console.
     @Sendable func uploadMedia(_ request: Request, context: Context) async throws -> Response {
-        let session = try context.requireConsoleSession()
-        let app = try await requireApp(context)
-        let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: runtime.config.workDir,
-                                                maxFileBytes: Self.maxMediaUploadBytes)
-        defer { form.cleanUp() }
-        do {
-            try await SaveAppMedia(services: developerServices)(actor: Self.staffActor(session), appleItemId: app.appleItemId,
-                                                                icon: form.mediaIcon, screenshots: form.mediaScreenshots)
-        } catch DeveloperOperationError.invalid(_, let message) {
-            return try await appDetailPage(session: session, app: app, notice: nil, error: message, status: .badRequest)
-        }
-        return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=media")
+        try await appForms(try context.requireConsoleSession(), context).saveMedia(request)
     }
 
-    /// A package zip (operators), as `multipart/form-data` field `package`: imported by the operation
-    /// of `souk packages import` (`DeveloperOperations.uploadPackage`), and it must be this app's.
-    /// Ends on the app's page naming the version.
     @Sendable func uploadPackage(_ request: Request, context: Context) async throws -> Response {
-        let session = try context.requireConsoleSession()
-        let app = try await requireApp(context)
-        let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: runtime.config.workDir,
-                                                maxFileBytes: Self.maxPackageUploadBytes)
-        defer { form.cleanUp() }
-        guard let file = form.files["package"]?.first else {
-            return try await appDetailPage(session: session, app: app, notice: nil, error: "Choose a package (.zip) to upload.", status: .badRequest)
-        }
-        let upload: PackageUpload
-        do {
-            upload = try await developerServices.operations.uploadPackage(actor: Self.staffActor(session), appleItemId: app.appleItemId,
-                                                                          appleVersionId: nil, at: file.path, upload: file.filename)
-        } catch DeveloperOperationError.invalid(let field, let problem) {
-            // "package" is the uploaded file as a whole: name it as the operator called it.
-            let location = field == "package" ? file.filename : field
-            return try await appDetailPage(session: session, app: app, notice: nil,
-                                           error: "Package rejected: \(location): \(problem)", status: .unprocessableContent)
-        }
-        guard upload.imported else { return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=already") }
-        return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?imported=\(upload.version.appleVersionId)")
+        try await appForms(try context.requireConsoleSession(), context).uploadPackage(request)
     }
 
     @Sendable func withdrawVersion(_ request: Request, context: Context) async throws -> Response {
-        try await setWithdrawn(true, request, context: context)
+        let (session, form) = try await consoleForm(request, context: context)
+        return try await appForms(session, context).setWithdrawn(true, version: context.parameters.get("version"), form: form)
     }
 
     @Sendable func reinstateVersion(_ request: Request, context: Context) async throws -> Response {
-        try await setWithdrawn(false, request, context: context)
-    }
-
-    private func setWithdrawn(_ withdrawn: Bool, _ request: Request, context: Context) async throws -> Response {
         let (session, form) = try await consoleForm(request, context: context)
-        let app = try await requireApp(context)
-        guard let versionId = context.parameters.get("version").flatMap(AppleID.parse) else {
-            throw Problem(.notFound, "This app has no version with this AppleVersionID.")
-        }
-        do {
-            try await SetVersionWithdrawn(services: developerServices)(withdrawn, actor: Self.staffActor(session), appleItemId: app.appleItemId,
-                                                                       appleVersionId: versionId, reason: form["reason"] ?? "")
-        } catch DeveloperOperationError.invalid(_, let message) {
-            return try await appDetailPage(session: session, app: app, notice: nil, error: message, status: .badRequest)
-        }
-        return WebController<Context>.seeOther("/admin/apps/\(app.appleItemId)?done=\(withdrawn ? "withdrawn" : "reinstated")")
+        return try await appForms(session, context).setWithdrawn(false, version: context.parameters.get("version"), form: form)
     }
 
     @Sendable func takeDown(_ request: Request, context: Context) async throws -> Response {

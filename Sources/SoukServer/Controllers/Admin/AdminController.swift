@@ -101,10 +101,16 @@ struct AdminController<Context: ConsoleRequestContext> {
     /// A console page: the layout's values, the console's navigation and the session's CSRF token.
     func render(_ template: PageTemplate, session: ConsoleSession, title: String, _ values: [String: Any],
                 status: HTTPResponse.Status = .ok) async throws -> Response {
+        try await render(template, session: session, title: title, page: values, status: status)
+    }
+
+    /// A console page whose values are a typed value (`ConsolePageContext`).
+    func render<Page>(_ template: PageTemplate, session: ConsoleSession, title: String, page: Page,
+                      status: HTTPResponse.Status = .ok) async throws -> Response {
         let layout = ConsoleLayout(title: title, marketplace: try await runtime.catalog.marketplaceName(keys: runtime.keys),
                                    csrfToken: session.csrfToken, operatorEmail: session.account.email, role: session.role.rawValue,
                                    isOperator: session.isOperator, mustEnrol: session.mustEnrol)
-        return pages.response(template, ConsolePageContext(layout: layout, values: values), status: status)
+        return pages.response(template, ConsolePageContext(layout: layout, page: page), status: status)
     }
 
     static func auditLine(_ entry: AuditEntry) -> [String: Any] {

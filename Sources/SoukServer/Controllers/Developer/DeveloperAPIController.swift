@@ -48,7 +48,7 @@ struct DeveloperAPIController {
         // Who may upload here is known before the first byte is read.
         try await operations.ownership.reach(appleItemId: item, for: actor, scope: .packagesWrite)
         let path = try await UploadFile.stream(request.body, into: workDir,
-                                               maxBytes: AdminController<SoukRequestContext>.maxPackageUploadBytes)
+                                               maxBytes: ConsoleAppPage.maxPackageUploadBytes)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let upload = try await operations.uploadPackage(actor: actor, appleItemId: item, appleVersionId: version, at: path)
         return Self.json(DeveloperVersionDocument(upload.version), status: .created)

@@ -86,10 +86,16 @@ struct DeveloperConsoleController<Context: ConsoleRequestContext> {
     /// A console page: the layout's values, the console's navigation and the session's CSRF token.
     func render(_ template: PageTemplate, session: DeveloperSession, title: String, _ values: [String: Any],
                 status: HTTPResponse.Status = .ok) async throws -> Response {
+        try await render(template, session: session, title: title, page: values, status: status)
+    }
+
+    /// A console page whose values are a typed value (`ConsolePageContext`).
+    func render<Page>(_ template: PageTemplate, session: DeveloperSession, title: String, page: Page,
+                      status: HTTPResponse.Status = .ok) async throws -> Response {
         let layout = DeveloperConsoleLayout(title: title, marketplace: try await marketplaceName(), csrfToken: session.csrfToken,
                                             memberEmail: session.account.email, developerName: session.developer.name,
                                             memberRole: session.member.role.rawValue, isOwner: session.isOwner, mustEnrol: session.mustEnrol)
-        return pages.response(template, ConsolePageContext(layout: layout, values: values), status: status)
+        return pages.response(template, ConsolePageContext(layout: layout, page: page), status: status)
     }
 
     /// The AppleItemID in the path, or 404.
