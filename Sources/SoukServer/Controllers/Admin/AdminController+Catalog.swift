@@ -5,14 +5,8 @@ import SoukStore
 
 /// Product catalogs in the console, with the rules and the diff of `souk catalog apply`: the
 /// operator edits the catalog file (or one product of it), sees what applying would change, and
-/// applies exactly that (`AdminController+CatalogReview`). Support may look, not change.
+/// applies exactly that (`ConsoleCatalogEdit`, as in the developer console). Support may look, not change.
 extension AdminController {
-    /// The largest catalog text accepted from the form.
-    static var maxCatalogBytes: Int { 1 << 20 }
-    /// The largest catalog form: percent-encoding writes a byte of the text as up to three, and the
-    /// form carries a few small fields besides.
-    static var maxCatalogFormBytes: Int { 3 * maxCatalogBytes + (64 << 10) }
-
     var catalogReviews: CatalogReviewStore { CatalogReviewStore(database: runtime.database, now: now) }
 
     func addCatalogRoutes(to routes: ConsoleRoutes<Context>) {
@@ -48,8 +42,8 @@ extension AdminController {
     @Sendable func catalogPage(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()
         let state = try await requireCatalog(context)
-        let notice = request.uri.queryParameters["done"] == "applied" ? "Applied: the catalog is at revision \(state.revision)." : nil
-        return try await catalogEditor(session: session, state: state, text: CatalogFile.encode(state.catalog), notice: notice, error: nil)
+        return try await catalogEditor(session: session, state: state, text: CatalogFile.encode(state.catalog),
+                                       notice: ConsoleCatalogEdit.notice(request, state: state), error: nil)
     }
 
     func catalogEditor(session: ConsoleSession, state: CommerceCatalogState, text: String, notice: String?, error: String?,
@@ -65,13 +59,8 @@ extension AdminController {
 
     /// Reads the edited catalog file and shows what applying it would change.
     @Sendable func reviewCatalog(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await catalogForm(request, context: context)
-        let state = try await requireCatalog(context)
-        let text = form["catalog"] ?? ""
-        guard text.utf8.count <= Self.maxCatalogBytes else { return try await tooLargePage(session: session, context: context) }
-        return try await review(session: session, state: state, text: text) { error in
-            try await catalogEditor(session: session, state: state, text: text, notice: nil, error: error, status: .unprocessableContent)
-        }
+        let (edit, form) = try await catalogEdit(request, context: context)
+        return try await edit.review(form["catalog"] ?? "")
     }
 
     /// `/admin/catalog/<app>/products/<id>`: one product's definition to edit.
@@ -103,14 +92,14 @@ extension AdminController {
 
     /// Reads one edited product, puts it in place of the stored one, and shows what applying would change.
     @Sendable func reviewProduct(_ request: Request, context: Context) async throws -> Response {
-        let (session, form) = try await catalogForm(request, context: context)
-        let state = try await requireCatalog(context)
+        let (edit, form) = try await catalogEdit(request, context: context)
+        let session = try context.requireConsoleSession(), state = edit.state
         let original = try requireProduct(state, context)
         let text = form["product"] ?? ""
         func refuse(_ error: String) async throws -> Response {
             try await productEditor(session: session, state: state, productId: original.id, text: text, error: error, status: .unprocessableContent)
         }
-        guard text.utf8.count <= Self.maxCatalogBytes else { return try await tooLargePage(session: session, context: context) }
+        guard text.utf8.count <= ConsoleCatalogEdit.maxCatalogBytes else { return try await edit.showTooLarge() }
         let edited: ProductDefinition
         do {
             edited = try CatalogFile.product(json: text)
@@ -119,7 +108,7 @@ extension AdminController {
         }
         var catalog = state.catalog
         catalog.products = catalog.products.map { $0.id == original.id ? edited : $0 }
-        return try await review(session: session, state: state, text: CatalogFile.encode(catalog), refuse: refuse)
+        return try await edit.review(CatalogFile.encode(catalog), refuse: refuse)
     }
 
     /// A bundle or product id as one URL path segment.

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import SoukApp
 import SoukCore
 
@@ -65,5 +66,61 @@ struct CatalogEditorPage {
         values["notice"] = notice
         values["error"] = error
         return values
+    }
+}
+
+/// A catalog edit's review and apply steps, for either console, through the operations both use
+/// (`ReviewCatalogEdit`, `ApplyCatalogEdit`): the review page shows the diff of `souk catalog apply
+/// --dry-run` and keeps the reviewed text by its digest; the apply step applies the text only when
+/// it is the reviewed one, at the reviewed revision (else `409` and the editor again). A catalog over
+/// 1 MiB is the console's "too large" page (`413`); nothing is reviewed or applied.
+struct ConsoleCatalogEdit {
+    /// The largest catalog text accepted from the form.
+    static var maxCatalogBytes: Int { 1 << 20 }
+    /// The largest catalog form: percent-encoding writes a byte of the text as up to three, and the
+    /// form carries a few small fields besides.
+    static var maxCatalogFormBytes: Int { 3 * maxCatalogBytes + (64 << 10) }
+
+    let services: DeveloperServices
+    let actor: SoukActor
+    let state: CommerceCatalogState
+    /// `/admin/catalog/<app>` or `/developer/catalog/<app>`.
+    let catalogPath: String
+    /// Whether the review page names `souk catalog apply` (the operator has the server's shell).
+    let namesCommand: Bool
+    /// The editor again with the person's text and a refusal.
+    let showEditor: (_ text: String, _ error: String, _ status: HTTPResponse.Status) async throws -> Response
+    /// The review page with `CatalogReviewPage`'s values.
+    let showReview: (_ values: [String: Any]) async throws -> Response
+    /// The "too large" page.
+    let showTooLarge: () async throws -> Response
+
+    /// The editor's notice after an apply (`?done=applied`).
+    static func notice(_ request: Request, state: CommerceCatalogState) -> String? {
+        request.uri.queryParameters["done"] == "applied" ? "Applied: the catalog is at revision \(state.revision)." : nil
+    }
+
+    /// The review page of `text` against the catalog, or `refuse(error)` (by default the editor,
+    /// `422`) for a file the rules refuse.
+    func review(_ text: String, refuse: ((String) async throws -> Response)? = nil) async throws -> Response {
+        guard text.utf8.count <= Self.maxCatalogBytes else { return try await showTooLarge() }
+        let page = CatalogReviewPage(catalogPath: catalogPath, namesCommand: namesCommand)
+        switch try await ReviewCatalogEdit(services: services)(actor: actor, app: state.catalog.app, text: text) {
+        case .refused(let error):
+            if let refuse { return try await refuse(error) }
+            return try await showEditor(text, error, .unprocessableContent)
+        case .unchanged: return try await showReview(page.values(state: state, changes: nil))
+        case .changes(let changes): return try await showReview(page.values(state: state, changes: changes))
+        }
+    }
+
+    /// Applies the form's `catalog` when it is the text its `review` was taken for.
+    func apply(_ form: FormBody) async throws -> Response {
+        let text = form["catalog"] ?? ""
+        switch try await ApplyCatalogEdit(services: services)(actor: actor, app: state.catalog.app, text: text,
+                                                              review: form["review"].flatMap(UUID.init(uuidString:))) {
+        case .refused(let error): return try await showEditor(text, error, .conflict)
+        case .applied: return WebController<SoukRequestContext>.seeOther(catalogPath + "?done=applied")
+        }
     }
 }
