@@ -142,13 +142,16 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                            maxBodyBytes: runtime.config.maxBodyBytes)
         .addRoutes(to: router.group("api/v1/developer", context: DeveloperRequestContext.self)
             .add(middleware: DeveloperKeyMiddleware(directory: DeveloperDirectory(database: runtime.database), realm: runtime.config.publicURL)))
-    DeveloperMetricsController(metrics: DeveloperMetrics(ownership: DeveloperOperations(runtime: runtime).ownership, database: runtime.database,
-                                                         reportingCurrency: runtime.config.reportingCurrency))
+    DeveloperMetricsController(metrics: DeveloperServices(runtime: runtime, now: now).metrics(reportingCurrency: runtime.config.reportingCurrency))
         .addRoutes(to: router.group("api/v1/developer/metrics", context: DeveloperRequestContext.self)
             .add(middleware: DeveloperKeyMiddleware(directory: DeveloperDirectory(database: runtime.database), realm: runtime.config.publicURL)))
-    AdminController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now, storeVerifiers: purchaseIntake?.verifiers)
+    let console = OperatorConsoleServices(runtime: runtime, storeVerifiers: purchaseIntake?.verifiers, now: now)
+    AdminController<SoukRequestContext>(services: console, sessions: sessions, pages: pages).addRoutes(to: router)
+    DeveloperConsoleController<SoukRequestContext>(services: console.developer, sessions: sessions, pages: pages, totp: console.totp,
+                                                   metrics: console.developer.metrics(reportingCurrency: runtime.config.reportingCurrency),
+                                                   requiresTwoFactor: console.consoleRequiresTwoFactor, keysDir: console.keysDir,
+                                                   marketplaceName: console.marketplaceName)
         .addRoutes(to: router)
-    DeveloperConsoleController<SoukRequestContext>(runtime: runtime, sessions: sessions, pages: pages, now: now).addRoutes(to: router)
     let storefront = storefront ?? StorefrontIndex(database: runtime.database, refreshInterval: runtime.config.catalogRefreshInterval,
                                                    logger: runtime.logger)
     AppPagesController(runtime: runtime, sessions: sessions, pages: pages, storefront: storefront).addRoutes(to: router)

@@ -66,10 +66,6 @@ public struct AppleOperations: Sendable {
 extension SoukRuntime {
     /// The operator's App Store actions with `verifiers` (the server's or a command's).
     public func appleOperations(verifiers: StoreVerifiers, now: @escaping @Sendable () -> Date = { Date() }) -> AppleOperations {
-        AppleOperations(purchases: purchases, catalogs: commerceCatalogs, settings: storeSettings,
-                        api: AppStoreServerAPIClient(endpoints: config.commerce.stores),
-                        verifier: verifiers.verifier(for: .appleStore) as? AppleStoreVerifier,
-                        extensions: AppleRenewalExtensionStore(database: database), audit: AuditLog(database: database),
-                        retry: config.commerce.stores.retry, now: now)
+        StoreOperations(runtime: self, verifiers: verifiers, now: now).apple(verifiers: verifiers)
     }
 }

@@ -19,7 +19,6 @@ extension SoukRuntime {
 
     /// Refunds of store purchases asked of the store (Google Play), with the Google verifier of `verifiers`.
     public func storeRefunds(verifiers: StoreVerifiers, now: @escaping @Sendable () -> Date = { Date() }) -> StoreRefunds {
-        StoreRefunds(purchases: purchases, google: verifiers.verifier(for: .googlePlay) as? GooglePlayStoreVerifier,
-                     audit: AuditLog(database: database), now: now)
+        StoreOperations(runtime: self, verifiers: verifiers, now: now).refunds(verifiers: verifiers)
     }
 }

@@ -44,4 +44,8 @@ package struct DeveloperServices: Sendable {
     }
     package var statements: PayoutStatements { PayoutStatements(database: database, defaultCommissionPercent: commissionPercent) }
     package var ownership: DeveloperOwnership { DeveloperOwnership(directory: directory, catalog: catalog, catalogs: commerceCatalogs.store) }
+    /// The sales metrics of the apps an actor reaches, totals in `reportingCurrency`.
+    package func metrics(reportingCurrency: String) -> DeveloperMetrics {
+        DeveloperMetrics(ownership: ownership, database: database, reportingCurrency: reportingCurrency)
+    }
 }

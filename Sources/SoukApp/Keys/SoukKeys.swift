@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SoukCore
+import SoukStore
 import X509
 import _CryptoExtras
 
@@ -155,4 +156,11 @@ public struct KeyError: Error, CustomStringConvertible {
     public var path: String
     public var reason: String
     public var description: String { "key file \(path) \(reason)" }
+}
+
+extension CatalogStore {
+    /// The marketplace's display name for pages.
+    package func marketplaceName(keys: SoukKeys) async throws -> String {
+        try await marketplace(defaultKeyId: keys.installVerificationKeyId).name
+    }
 }

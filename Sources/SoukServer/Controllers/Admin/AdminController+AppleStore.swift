@@ -21,7 +21,7 @@ extension AdminController {
             return try await answer(notice: nil, error: "Give the days (1 to 90) and a reason.", status: .badRequest)
         }
         do {
-            let outcomes = try await runtime.appleOperations(verifiers: try runtime.storeVerifiers())
+            let outcomes = try await services.stores.apple()
                 .extend(app: app, person: account, days: days, reason: reason, actor: Self.staffActor(session))
             let lines = outcomes.map { outcome in
                 switch outcome.result {
@@ -47,15 +47,15 @@ extension AdminController {
         var app = request.uri.queryParameters["app"].map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
         // With one app selling in-app purchases, the app need not be named.
         if app.isEmpty, !order.isEmpty {
-            let apps = try await CommerceCatalogStore(database: runtime.database).apps()
+            let apps = try await services.commerceCatalogs.store.apps()
             if apps.count == 1 { app = apps[0] }
         }
         var values: [String: Any] = ["order": order, "app": app, "transactions": [[String: Any]]()]
         guard !order.isEmpty else { return try await render(.adminAppStoreOrder, session: session, title: "App Store order", values) }
         do {
-            let finding = try await runtime.appleOperations(verifiers: try runtime.storeVerifiers()).findOrder(app: app, orderId: order)
+            let finding = try await services.stores.apple().findOrder(app: app, orderId: order)
             var emails: [UUID: String] = [:]
-            for id in finding.accounts { emails[id] = try await runtime.catalog.people.account(id: id)?.email }
+            for id in finding.accounts { emails[id] = try await services.catalog.people.account(id: id)?.email }
             values["unknown"] = !finding.valid
             values["transactions"] = finding.transactions.map { row -> [String: Any] in
                 var line: [String: Any] = ["transaction": row.transactionId, "product": row.productId ?? "-",

@@ -32,7 +32,7 @@ extension AdminController {
                           entered: [String: String] = [:]) async throws -> Response {
         let query = request.uri.queryParameters["q"].map(String.init) ?? ""
         let page = Self.page(request)
-        let found = try await runtime.catalog.consoleApps(matching: query, limit: Self.pageSize + 1, offset: ProductLists.offset(page: page, size: Self.pageSize))
+        let found = try await services.catalog.consoleApps(matching: query, limit: Self.pageSize + 1, offset: ProductLists.offset(page: page, size: Self.pageSize))
         var values: [String: Any] = [
             "query": query,
             "apps": found.prefix(Self.pageSize).map { app in
@@ -92,7 +92,7 @@ extension AdminController {
     func requireApp(_ context: Context) async throws -> AppRecord {
         guard let id = context.parameters.get("item").flatMap(AppleID.parse) else { throw Problem(.notFound, "No app has this AppleItemID.") }
         do {
-            return try await runtime.catalog.appRecord(appleItemId: id)
+            return try await services.catalog.appRecord(appleItemId: id)
         } catch CatalogError.notFound {
             throw Problem(.notFound, "No app has this AppleItemID.")
         }

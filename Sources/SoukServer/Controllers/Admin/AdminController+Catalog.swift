@@ -7,7 +7,7 @@ import SoukStore
 /// operator edits the catalog file (or one product of it), sees what applying would change, and
 /// applies exactly that (`ConsoleCatalogEdit`, as in the developer console). Support may look, not change.
 extension AdminController {
-    var catalogReviews: CatalogReviewStore { CatalogReviewStore(database: runtime.database, now: now) }
+    var catalogReviews: CatalogReviewStore { developerServices.catalogReviews }
 
     func addCatalogRoutes(to routes: ConsoleRoutes<Context>) {
         routes.staff.get("catalog", use: catalogs)
@@ -21,7 +21,7 @@ extension AdminController {
     /// `/admin/catalog`: every app with a product catalog.
     @Sendable func catalogs(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()
-        let store = runtime.commerceCatalogs.store
+        let store = services.commerceCatalogs.store
         var rows: [[String: String]] = []
         for app in try await store.apps() {
             guard let state = try await store.state(app: app) else { continue }
@@ -32,7 +32,7 @@ extension AdminController {
     }
 
     func requireCatalog(_ context: Context) async throws -> CommerceCatalogState {
-        guard let app = context.parameters.get("app"), let state = try await runtime.commerceCatalogs.store.state(app: app) else {
+        guard let app = context.parameters.get("app"), let state = try await services.commerceCatalogs.store.state(app: app) else {
             throw Problem(.notFound, "No app has a product catalog under this id.")
         }
         return state

@@ -13,7 +13,7 @@ extension AdminController {
         routes.operators.post("clients/remove", use: removeClient)
     }
 
-    var clientRegistry: ClientRegistry { ClientRegistry(database: runtime.database, now: now) }
+    var clientRegistry: ClientRegistry { services.clients }
 
     @Sendable func clientsPage(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()

@@ -16,7 +16,7 @@ extension AdminController {
 
     static func credentialsPath(_ app: String) -> String { "/admin/catalog/\(pathComponent(app))/credentials" }
 
-    var credentialOperations: StoreCredentialOperations { StoreCredentialOperations(runtime: runtime) }
+    var credentialOperations: StoreCredentialOperations { services.credentials }
 
     @Sendable func credentialsPage(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()
@@ -36,7 +36,7 @@ extension AdminController {
     @Sendable func uploadCredential(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()
         let app = try await requireCatalog(context).catalog.app
-        let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: runtime.config.workDir,
+        let form = try await MultipartForm.read(request, csrfToken: session.csrfToken, folder: developerServices.workDir,
                                                 maxFileBytes: StoreCredentialUpload.maxBytes)
         defer { form.cleanUp() }
         switch try await StoreCredentialPage.set(form, app: app, actor: Self.staffActor(session), operations: credentialOperations) {

@@ -30,12 +30,12 @@ extension AdminController {
     private func dashboardSnapshot() async throws -> DashboardSnapshot {
         if let cached = dashboardCache.current(at: now()) { return cached }
         let end = now()
-        let counts = try await PeopleDirectory(database: runtime.database).counts(at: end)
+        let counts = try await services.directory.counts(at: end)
         let days = Self.dashboardDays
         func series(_ name: String) async throws -> [SVGChart.Point] {
-            try await runtime.dailyCounts.series(name, days: days, endingAt: end).map { SVGChart.Point(label: String($0.day.dropFirst(5)), value: $0.count) }
+            try await services.dailyCounts.series(name, days: days, endingAt: end).map { SVGChart.Point(label: String($0.day.dropFirst(5)), value: $0.count) }
         }
-        let figures = try await DashboardFigures.read(database: runtime.database, days: days, endingAt: end)
+        let figures = try await services.dashboardFigures(days: days, endingAt: end)
         let labels = figures.days.map { String($0.dropFirst(5)) }  // "11-27"
         var charts: [SVGChart] = [
             SVGChart(title: "Licenses issued", unit: "per day", points: try await series("license.issued")),
@@ -45,7 +45,7 @@ extension AdminController {
                      points: zip(labels, figures.activeSubscriptions).map { SVGChart.Point(label: $0, value: $1) }),
         ]
         var perItem: [[String: String]] = []
-        let names = try await runtime.catalog.appNames(Set(figures.revenue.flatMap(\.perItem.keys).compactMap(Self.appleItemId(ofItem:))))
+        let names = try await services.catalog.appNames(Set(figures.revenue.flatMap(\.perItem.keys).compactMap(Self.appleItemId(ofItem:))))
         for revenue in figures.revenue {
             let format: @Sendable (Int) -> String = { Price(currency: revenue.currency, amount: $0).formatted }
             charts.append(SVGChart(title: "Revenue in \(revenue.currency)", unit: "per day",

@@ -49,7 +49,7 @@ extension AdminController {
     @Sendable func extensionsPage(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()
         let state = try await requireCatalog(context)
-        let rows = try await AppleRenewalExtensionStore(database: runtime.database).requests(app: state.catalog.app)
+        let rows = try await services.renewalExtensions.requests(app: state.catalog.app)
         var notice: String?
         if let requested = request.uri.queryParameters["requested"].map(String.init),
            let row = rows.first(where: { $0.requestIdentifier == requested }) {
@@ -67,7 +67,7 @@ extension AdminController {
         let state = try await requireCatalog(context)
         let app = state.catalog.app
         let form = MassExtensionForm(body)
-        let store = AppleRenewalExtensionStore(database: runtime.database)
+        let store = services.renewalExtensions
         func again(_ error: String, _ status: HTTPResponse.Status) async throws -> Response {
             try await extensionsEditor(session: session, state: state, rows: try await store.requests(app: app), form: form, notice: nil,
                                        error: error, status: status)
@@ -78,7 +78,7 @@ extension AdminController {
         guard let environment = CommerceEnvironment(rawValue: form.environment) else {
             return try await again("The environment must be Production or Sandbox.", .badRequest)
         }
-        let operations = runtime.appleOperations(verifiers: try storeVerifiers ?? runtime.storeVerifiers())
+        let operations = try services.stores.apple()
         do {
             let plan = try await operations.planMassExtension(app: app, product: form.product, days: days, reason: reason,
                                                               storefronts: form.storefrontCodes, environment: environment,

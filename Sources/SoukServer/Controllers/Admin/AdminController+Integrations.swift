@@ -30,20 +30,20 @@ extension AdminController {
     private func integrationsPage(session: ConsoleSession, request: Request, notice: String?, error: String?, publicKey: String?,
                                   status: HTTPResponse.Status = .ok) async throws -> Response {
         let format = WebController<Context>.format
-        let apps = try await runtime.commerceCatalogs.store.apps()
+        let apps = try await services.commerceCatalogs.store.apps()
         let chosen = request.uri.queryParameters["app"].map(String.init).flatMap { apps.contains($0) ? $0 : nil } ?? apps.first
         var values: [String: Any] = [
-            "ascEvents": try await AppStoreConnectEventStore(database: runtime.database).recent(limit: Self.integrationRows).map { event in
+            "ascEvents": try await services.appStoreConnectEvents.recent(limit: Self.integrationRows).map { event in
                 ["type": event.type, "id": event.eventId, "state": event.state.rawValue, "attempts": String(event.attempts),
                  "received": format(event.receivedAt), "error": event.lastError ?? ""]
             },
-            "stores": try await StoreStatusStore(database: runtime.database).list().map { status in
+            "stores": try await services.storeStatus.list().map { status in
                 ["app": status.app, "store": status.store.rawValue, "ok": status.lastOkAt.map(format) ?? "never",
                  "error": status.lastError.map { "\($0) (\(status.lastErrorAt.map(format) ?? ""))" } ?? "",
                  "state": status.isFailing ? "failing" : "ok"]
             },
             "apps": apps.map { ["app": $0, "selected": $0 == chosen] },
-            "keys": try await runtime.installVerificationKeys.store.publishedKeys(
+            "keys": try await services.installVerificationKeys.store.publishedKeys(
                 retiredAfter: now().addingTimeInterval(-InstallVerificationKeyring.publicationGrace)).map { key in
                 ["owner": key.owner == InstallVerificationKeyRecord.marketplaceOwner ? "the marketplace" : "app \(key.owner)", "kid": key.kid,
                  "created": key.createdAt.map(format) ?? "-", "state": key.retiredAt.map { "retired \(format($0)), still published" } ?? "signing"]
@@ -51,13 +51,13 @@ extension AdminController {
         ]
         if let chosen {
             values["app"] = chosen
-            values["notifications"] = try await StoreNotificationStore(database: runtime.database)
+            values["notifications"] = try await services.storeNotifications
                 .notifications(app: chosen, limit: Self.integrationRows).map { item in
                     ["store": item.received.store, "type": item.received.type + (item.received.subtype.map { "/\($0)" } ?? ""),
                      "environment": item.received.environment ?? "", "status": item.status.rawValue, "summary": item.summary ?? item.lastError ?? "",
                      "received": format(item.receivedAt)]
                 }
-            values["deliveries"] = try await WebhookStore(database: runtime.database).deliveries(app: chosen, limit: Self.integrationRows).map { delivery in
+            values["deliveries"] = try await services.webhooks.deliveries(app: chosen, limit: Self.integrationRows).map { delivery in
                 ["event": delivery.eventId.uuidString.lowercased(), "type": delivery.eventType, "url": delivery.url, "status": delivery.status.rawValue,
                  "attempts": String(delivery.attempts), "last": delivery.lastStatus.map(String.init) ?? delivery.lastError ?? "",
                  "created": format(delivery.createdAt), "app": chosen, "csrfToken": session.csrfToken]
@@ -90,7 +90,7 @@ extension AdminController {
     /// register in App Store Connect. The old key stays published until its tokens have expired.
     @Sendable func rotateKey(_ request: Request, context: Context) async throws -> Response {
         let (session, _) = try await consoleForm(request, context: context)
-        let record = try await RotateInstallVerificationKey(runtime: runtime)(actor: Self.staffActor(session))
+        let record = try await services.rotateInstallVerificationKey(actor: Self.staffActor(session))
         return try await integrationsPage(session: session, request: request,
                                           notice: "New install verification key \(record.kid): it signs from now on. Register its public key in App Store Connect, then set the key id it gives with souk marketplace set --key-id.",
                                           error: nil, publicKey: record.publicKeyPEM)

@@ -18,8 +18,7 @@ extension AdminController {
     @Sendable func exportDownload(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()
         if let kind = request.uri.queryParameters["kind"].flatMap({ MetricsExportKind(rawValue: String($0)) }) {
-            let metrics = DeveloperMetrics(ownership: developerServices.ownership, database: runtime.database,
-                                           reportingCurrency: runtime.config.reportingCurrency)
+            let metrics = services.metrics
             return try await MetricsExportDownload.response(actor: Self.staffActor(session), kind: kind, request: request, metrics: metrics)
         }
         return try await RawExportDownload.response(actor: Self.staffActor(session), kind: request.uri.queryParameters["kind"].map(String.init),
@@ -29,10 +28,9 @@ extension AdminController {
     /// The metrics page of any app.
     @Sendable func metricsPage(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()
-        let catalogs = try await runtime.commerceCatalogs.store.apps().sorted()
+        let catalogs = try await services.commerceCatalogs.store.apps().sorted()
         let apps = catalogs.contains(AppPricing.marketplaceApp) ? catalogs : catalogs + [AppPricing.marketplaceApp]
-        let metrics = DeveloperMetrics(ownership: DeveloperOperations(runtime: runtime).ownership, database: runtime.database,
-                                       reportingCurrency: runtime.config.reportingCurrency)
+        let metrics = services.metrics
         let page = try await MetricsPage.answer(request, apps: apps, action: "/admin/metrics", actor: Self.staffActor(session),
                                                 metrics: metrics, today: MetricDay(containing: now()))
         var values = page.values

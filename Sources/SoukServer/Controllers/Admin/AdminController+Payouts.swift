@@ -29,7 +29,7 @@ extension AdminController {
         let month = context.parameters.get("month") ?? ""
         let statement: PayoutStatement
         do {
-            statement = try await PayoutStatements(database: runtime.database, defaultCommissionPercent: runtime.config.commissionPercent)
+            statement = try await developerServices.statements
                 .statement(actor: Self.staffActor(session), developerID: developer, month: month)
         } catch PayoutStatements.Failure.invalidMonth {
             throw Problem(.notFound, "A statement is of a month: /statements/YYYY-MM, e.g. 2026-11.")

@@ -12,7 +12,7 @@ extension AdminController {
         let session = try context.requireConsoleSession()
         let query = request.uri.queryParameters["q"].map(String.init) ?? ""
         let page = Self.page(request)
-        let found = try await PeopleDirectory(database: runtime.database).searchRecords(query, limit: Self.pageSize + 1,
+        let found = try await services.directory.searchRecords(query, limit: Self.pageSize + 1,
                                                                                         offset: ProductLists.offset(page: page, size: Self.pageSize))
         return try await render(.adminPeople, session: session, title: "People", [
             "query": query,
@@ -40,7 +40,7 @@ extension AdminController {
 
     func requirePerson(_ context: Context) async throws -> AccountRecord {
         guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)),
-              let account = try await PeopleDirectory(database: runtime.database).account(id: id) else {
+              let account = try await services.directory.account(id: id) else {
             throw Problem(.notFound, "No account has this id.")
         }
         return account
@@ -54,12 +54,12 @@ extension AdminController {
         let csrf = session.csrfToken
         let canRefund = allows(.refund, session: session, on: account)
         let format = WebController<Context>.format
-        let devices = try await runtime.tokens.devices(accountID: id).map { device in
+        let devices = try await services.tokens.devices(accountID: id).map { device in
             ["clientId": device.clientId, "signedIn": format(device.signedInAt), "lastUsed": device.lastUsedAt.map(format) ?? "never"]
         }
-        let licenses = try await LicenseStore(database: runtime.database).list(accountID: id, limit: 1000).filter { $0.isLive(at: at) }
+        let licenses = try await services.licenses.list(accountID: id, limit: 1000).filter { $0.isLive(at: at) }
             .map { ["license": String($0.licenseId), "app": String($0.appleItemId), "device": $0.deviceId, "expires": format($0.expiresAt)] }
-        let purchases = try await runtime.purchases.list(account: id, limit: 200).map { purchase -> [String: Any] in
+        let purchases = try await services.purchases.list(account: id, limit: 200).map { purchase -> [String: Any] in
             ["app": purchase.app, "product": purchase.productId, "store": purchase.store.rawValue, "status": purchase.status.rawValue,
              "date": format(purchase.purchaseDate ?? purchase.createdAt), "revoked": purchase.revokedAt.map(format) ?? "",
              // A Google Play purchase is refunded at Google from here (StoreRefunds); other stores refund in their own consoles.
@@ -67,21 +67,21 @@ extension AdminController {
              "subscription": purchase.productType == .autoRenewable || purchase.expiresDate != nil,
              "payment": purchase.paymentId.uuidString.lowercased(), "person": id.uuidString.lowercased(), "csrfToken": csrf]
         }
-        let orders = try await MarketplaceOrderStore(database: runtime.database).orders(account: id).map { order in
+        let orders = try await services.orders.orders(account: id).map { order in
             ["app": String(order.appleItemId), "price": Price(currency: order.price.currency, amount: order.amountPaid ?? order.price.amount).formatted,
              "status": order.status.rawValue + (order.amountRefunded.map { $0 > 0 && order.status == .paid ? ", \(Price(currency: order.price.currency, amount: $0).formatted) refunded" : "" } ?? ""),
              "date": format(order.paidAt ?? order.createdAt), "processor": order.processor,
              "refundable": order.status == .paid && canRefund, "order": order.id.uuidString.lowercased(),
              "person": id.uuidString.lowercased(), "csrfToken": csrf] as [String: Any]
         }
-        let plans = try await MarketplaceSubscriptionStore(purchases: runtime.purchases).subscriptions(account: id).filter { !$0.pending }
+        let plans = try await services.subscriptions.subscriptions(account: id).filter { !$0.pending }
             .map { plan -> [String: Any] in
                 ["id": plan.id.uuidString.lowercased(), "product": plan.productId + (plan.sandbox ? " (sandbox)" : ""),
                  "price": plan.price.formatted, "status": WebController<Context>.planStatus(plan), "started": format(plan.startedAt),
                  "processor": plan.processor, "refundable": canRefund && plan.state != .expired && plan.state != .revoked,
                  "person": id.uuidString.lowercased(), "csrfToken": csrf]
             }
-        let grants = try await EntitlementGrantStore(purchases: runtime.purchases).list(account: id).reversed().map { grant -> [String: Any] in
+        let grants = try await services.grants.list(account: id).reversed().map { grant -> [String: Any] in
             ["id": grant.id.uuidString.lowercased(), "app": grant.app, "entitlement": grant.entitlementId,
              "environment": grant.environment.rawValue, "starts": format(grant.startsAt), "until": grant.expiresAt.map(format) ?? "until revoked",
              "reason": grant.reason ?? "", "state": grant.revokedAt != nil ? "revoked" : grant.isActive(at: at) ? "active" : "ended",
@@ -96,7 +96,7 @@ extension AdminController {
             "twoFactor": account.totpEnabled ? "on" : "off",
             "devices": devices, "licenses": licenses, "purchases": purchases, "orders": orders, "plans": plans, "grants": grants,
             "timeline": events, "timelineCount": String(events.count),
-            "apps": try await CommerceCatalogStore(database: runtime.database).apps()
+            "apps": try await services.commerceCatalogs.store.apps()
                 .filter { allows(.grant(app: $0), session: session, on: account) }.map { ["app": $0] },
             "canDisable": allows(account.disabled ? .enable : .disable, session: session, on: account),
             "canGrant": allows(.grant, session: session, on: account),
@@ -195,7 +195,7 @@ extension AdminController {
         }
         return try await personPage(session: session, account: account,
                                     notice: "Reset link made. The account was signed out everywhere and its old password no longer works.",
-                                    error: nil, resetLink: (runtime.config.publicURL + PasswordResetController<Context>.path(token: link.token),
+                                    error: nil, resetLink: (services.publicURL + PasswordResetController<Context>.path(token: link.token),
                                                             WebController<Context>.format(link.expiresAt)))
     }
 

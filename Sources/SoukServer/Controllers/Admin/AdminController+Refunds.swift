@@ -26,7 +26,7 @@ extension AdminController {
         guard let paymentId = context.parameters.get("payment").flatMap(UUID.init(uuidString:)) else {
             throw Problem(.notFound, "This person has no purchase with this id.")
         }
-        let refunds = runtime.storeRefunds(verifiers: try storeVerifiers ?? runtime.storeVerifiers())
+        let refunds = try services.stores.refunds()
         let prorated = ["on", "true", "1"].contains(form["prorated"] ?? "")
         func page(error: String?, notice: String?, status: HTTPResponse.Status) async throws -> Response {
             try await personPage(session: session, account: account, notice: notice, error: error, status: status)
@@ -78,7 +78,7 @@ extension AdminController {
         let status: HTTPResponse.Status
         let error: String
         do {
-            let done = try await refund(RefundMarketplaceSale(runtime: runtime, now: now), Self.staffActor(session))
+            let done = try await refund(services.refunds, Self.staffActor(session))
             return try await personPage(session: session, account: account, notice: done.message, error: nil, status: .ok)
         } catch PeopleOperationError.refused(let reason) {
             throw Problem(.forbidden, reason)

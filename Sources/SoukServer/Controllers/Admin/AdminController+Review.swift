@@ -20,7 +20,7 @@ extension AdminController {
         .staff(accountID: session.accountID, email: session.account.email, role: session.role)
     }
 
-    var versionReview: VersionReview { VersionReview(database: runtime.database, now: now) }
+    var versionReview: VersionReview { services.versionReview }
 
     /// `/admin/review`: the queue, the longest-waiting first.
     @Sendable func reviewQueue(_ request: Request, context: Context) async throws -> Response {

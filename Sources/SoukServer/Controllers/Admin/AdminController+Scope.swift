@@ -9,7 +9,7 @@ import SoukStore
 /// (`console.refused`, with the action and the reason) and answered 403.
 extension AdminController {
     /// The operations on people, acting through this console's clock.
-    var peopleOperations: PeopleOperations { PeopleOperations(runtime: runtime, now: now) }
+    var peopleOperations: PeopleOperations { services.people }
 
     /// Returns when the session may take `action` on `person`; otherwise audits the refusal and throws 403.
     func authorize(_ action: StaffScope.Action, session: ConsoleSession, on person: AccountRecord) async throws {

@@ -15,7 +15,7 @@ extension AdminController {
     func securityPage(session: ConsoleSession, error: String?, status: HTTPResponse.Status) async throws -> Response {
         let values = try await ConsoleTwoFactorPage.operators.values(
             account: session.accountID, email: session.account.email, enabled: session.account.totpEnabled, totp: totp,
-            issuer: { try await runtime.catalog.marketplaceName(keys: runtime.keys) }, error: error)
+            issuer: { try await services.marketplaceName() }, error: error)
         return try await render(.adminSecurity, session: session, title: "Two-factor sign-in", values, status: status)
     }
 

@@ -20,13 +20,13 @@ extension AdminController {
         let limit = Self.timelineLength
         var entries: [TimelineEntry] = []
         if let created = account.createdAt { entries.append(TimelineEntry(at: created, kind: "account", text: "Account created")) }
-        for device in try await runtime.tokens.devices(accountID: id) {
+        for device in try await services.tokens.devices(accountID: id) {
             entries.append(TimelineEntry(at: device.signedInAt, kind: "sign-in", text: "Signed in on device \(device.clientId)"))
         }
-        let licenses = try await LicenseStore(database: runtime.database).list(accountID: id, limit: limit)
-        let orders = try await MarketplaceOrderStore(database: runtime.database).orders(account: id)
+        let licenses = try await services.licenses.list(accountID: id, limit: limit)
+        let orders = try await services.orders.orders(account: id)
         // Every app named below, read in one query.
-        let names = try await runtime.catalog.appNames(Set(licenses.map(\.appleItemId) + orders.map(\.appleItemId)))
+        let names = try await services.catalog.appNames(Set(licenses.map(\.appleItemId) + orders.map(\.appleItemId)))
         func appName(_ item: UInt64) -> String { names[item] ?? "app \(item)" }
         for license in licenses {
             entries.append(TimelineEntry(at: license.issuedAt, kind: "license",
@@ -36,7 +36,7 @@ extension AdminController {
                                              + (license.revokedReason.map { ": \($0)" } ?? "")))
             }
         }
-        for event in try await CommerceEventStore(database: runtime.database).recent(account: id, limit: limit) {
+        for event in try await services.commerceEvents.recent(account: id, limit: limit) {
             let what = [event.productId, event.entitlementId.map { "entitlement \($0)" }].compactMap { $0 }.joined(separator: ", ")
             entries.append(TimelineEntry(at: event.occurredAt, kind: "purchase",
                                          text: "\(event.type.rawValue.replacingOccurrences(of: "_", with: " ")) in \(event.app)"
@@ -52,7 +52,7 @@ extension AdminController {
                                              + (order.amountRefunded.map { ": \(Price(currency: order.price.currency, amount: $0).formatted)" } ?? "")))
             }
         }
-        for delivery in try await WebhookStore(database: runtime.database).deliveries(account: id, limit: limit) {
+        for delivery in try await services.webhooks.deliveries(account: id, limit: limit) {
             entries.append(TimelineEntry(at: delivery.deliveredAt ?? delivery.createdAt, kind: "webhook",
                                          text: "Webhook \(delivery.eventType) to \(delivery.url): \(delivery.status.rawValue)"
                                              + (delivery.lastStatus.map { " (\($0))" } ?? "")))

@@ -8,43 +8,38 @@ import SoukStore
 /// the dashboard, apps, catalogs, people, the audit log and the operator's own two-factor settings. Every route
 /// is in a group of `ConsoleRoutes`, whose `ConsoleMiddleware` passes `ConsoleGate`; every change is written to the audit log with its before and after.
 struct AdminController<Context: ConsoleRequestContext> {
-    let runtime: SoukRuntime
+    /// Everything the console uses (`OperatorConsoleServices`); it reaches nothing else.
+    let services: OperatorConsoleServices
     let sessions: WebSessionStore
     let pages: Pages
     let totp: TOTPStore
     let audit: AuditLog
-    let now: @Sendable () -> Date
     let dashboardCache = DashboardCache()
-    /// The stores' verifiers refunds are asked through (the server's; nil: built from the settings when needed).
-    let storeVerifiers: StoreVerifiers?
 
-    init(runtime: SoukRuntime, sessions: WebSessionStore, pages: Pages, now: @escaping @Sendable () -> Date,
-         storeVerifiers: StoreVerifiers? = nil) {
-        self.storeVerifiers = storeVerifiers
-        self.runtime = runtime
+    init(services: OperatorConsoleServices, sessions: WebSessionStore, pages: Pages) {
+        self.services = services
         self.sessions = sessions
         self.pages = pages
-        self.totp = TOTPStore(database: runtime.database, keysDir: runtime.config.keysDir, now: now)
-        self.audit = AuditLog(database: runtime.database)
-        self.now = now
+        totp = services.totp
+        audit = services.audit
     }
 
+    var now: @Sendable () -> Date { services.now }
+
     /// What the operations shared with the developer console and the CLI use.
-    var developerServices: DeveloperServices { DeveloperServices(runtime: runtime, now: now) }
+    var developerServices: DeveloperServices { services.developer }
 
     var gate: ConsoleGate {
-        let catalog = runtime.catalog, keys = runtime.keys
-        return ConsoleGate(sessions: sessions, totp: totp, pages: pages, requiresTwoFactor: runtime.config.consoleRequiresTwoFactor,
-                           marketplaceName: { try await catalog.marketplaceName(keys: keys) })
+        ConsoleGate(sessions: sessions, totp: totp, pages: pages, requiresTwoFactor: services.consoleRequiresTwoFactor,
+                    marketplaceName: services.marketplaceName)
     }
 
     /// Rows per page of the people and audit lists.
     static var pageSize: Int { 50 }
 
     func addRoutes(to router: Router<Context>) {
-        let catalog = runtime.catalog, keys = runtime.keys
-        SecondFactorController<Context>(sessions: sessions, totp: totp, throttle: LoginThrottle(database: runtime.database, now: now),
-                                        pages: pages, marketplaceName: { try await catalog.marketplaceName(keys: keys) })
+        SecondFactorController<Context>(sessions: sessions, totp: totp, throttle: services.loginThrottle,
+                                        pages: pages, marketplaceName: services.marketplaceName)
             .addRoutes(to: router)
         let routes = ConsoleRoutes(router.group("admin"), gate: gate)
         routes.staff.get(use: dashboard)
@@ -107,7 +102,7 @@ struct AdminController<Context: ConsoleRequestContext> {
     /// A console page whose values are a typed value (`ConsolePageContext`).
     func render<Page>(_ template: PageTemplate, session: ConsoleSession, title: String, page: Page,
                       status: HTTPResponse.Status = .ok) async throws -> Response {
-        let layout = ConsoleLayout(title: title, marketplace: try await runtime.catalog.marketplaceName(keys: runtime.keys),
+        let layout = ConsoleLayout(title: title, marketplace: try await services.marketplaceName(),
                                    csrfToken: session.csrfToken, operatorEmail: session.account.email, role: session.role.rawValue,
                                    isOperator: session.isOperator, mustEnrol: session.mustEnrol)
         return pages.response(template, ConsolePageContext(layout: layout, page: page), status: status)

@@ -21,16 +21,16 @@ struct DeveloperConsoleController<Context: ConsoleRequestContext> {
     /// The metrics page's numbers (the API's operation).
     let metrics: DeveloperMetrics
 
-    init(runtime: SoukRuntime, sessions: WebSessionStore, pages: Pages, now: @escaping @Sendable () -> Date) {
-        services = DeveloperServices(runtime: runtime, now: now)
+    init(services: DeveloperServices, sessions: WebSessionStore, pages: Pages, totp: TOTPStore, metrics: DeveloperMetrics,
+         requiresTwoFactor: Bool, keysDir: String, marketplaceName: @escaping @Sendable () async throws -> String) {
+        self.services = services
         self.sessions = sessions
         self.pages = pages
-        totp = TOTPStore(database: runtime.database, keysDir: runtime.config.keysDir, now: now)
-        let catalog = runtime.catalog, keys = runtime.keys
-        marketplaceName = { try await catalog.marketplaceName(keys: keys) }
-        requiresTwoFactor = runtime.config.consoleRequiresTwoFactor
-        keysDir = runtime.config.keysDir
-        metrics = DeveloperMetrics(ownership: services.ownership, database: runtime.database, reportingCurrency: runtime.config.reportingCurrency)
+        self.totp = totp
+        self.metrics = metrics
+        self.requiresTwoFactor = requiresTwoFactor
+        self.keysDir = keysDir
+        self.marketplaceName = marketplaceName
     }
 
     var gate: DeveloperConsoleGate {

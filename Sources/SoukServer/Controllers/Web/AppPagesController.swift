@@ -13,23 +13,42 @@ import Synchronization
 /// signed-in person, or an order) and `/sitemap.xml`. The lists answer from `StorefrontIndex`, held
 /// in memory and kept current from the catalog change log, so no page scans the catalog.
 struct AppPagesController<Context: RequestContext> {
-    let runtime: SoukRuntime
+    let catalog: CatalogStore
     let sessions: WebSessionStore
     let pages: Pages
     let storefront: StorefrontIndex
+    /// The in-memory catalog the payment verdict reads.
+    let catalogIndex: CatalogIndex
+    let commerceCatalogs: CommerceCatalogCache
+    let payments: AppPayments
+    let checkout: CheckoutService
+    let installLinks: InstallLinks
+    let marketplaceName: @Sendable () async throws -> String
+    /// The server's public address (`base` of the JSON-LD and sitemap URLs).
+    let base: String
+    /// `paymentProcessor`: `none` sells only to sandbox accounts.
+    let paymentProcessor: String
+    /// Where Stripe's checkout is, which the Buy form's redirect must be allowed to reach.
+    let stripeCheckoutOrigin: String?
     /// The sitemap's paths at the catalog revision they were built from.
     let sitemapCache = SitemapCache()
 
-    init(runtime: SoukRuntime, sessions: WebSessionStore, pages: Pages, storefront: StorefrontIndex? = nil) {
-        self.runtime = runtime
+    init(runtime: SoukRuntime, sessions: WebSessionStore, pages: Pages, storefront: StorefrontIndex) {
+        catalog = runtime.catalog
         self.sessions = sessions
         self.pages = pages
-        self.storefront = storefront ?? StorefrontIndex(database: runtime.database, refreshInterval: runtime.config.catalogRefreshInterval,
-                                                        logger: runtime.logger)
+        self.storefront = storefront
+        catalogIndex = runtime.catalogIndex
+        commerceCatalogs = runtime.commerceCatalogs
+        payments = AppPayments(runtime: runtime)
+        checkout = CheckoutService(runtime: runtime)
+        installLinks = InstallLinks(runtime: runtime)
+        let catalog = runtime.catalog, keys = runtime.keys
+        marketplaceName = { try await catalog.marketplaceName(keys: keys) }
+        base = runtime.config.publicURL
+        paymentProcessor = runtime.config.commerce.paymentProcessor
+        stripeCheckoutOrigin = runtime.config.commerce.stripeCheckoutOrigin
     }
-
-    var catalog: CatalogStore { runtime.catalog }
-    var base: String { runtime.config.publicURL }
 
     func addRoutes(to router: Router<Context>) {
         router.get("/", use: home)
@@ -108,7 +127,7 @@ struct AppPagesController<Context: RequestContext> {
         }
         // Stripe's checkout is another origin: the Buy form's redirect must be allowed to go there.
         let targets: ContentSecurityPolicy.FormTargets = values["buyAction"] != nil
-            ? runtime.config.commerce.stripeCheckoutOrigin.map { .soukThenPayment($0) } ?? .souk : .souk
+            ? stripeCheckoutOrigin.map { .soukThenPayment($0) } ?? .souk : .souk
         return pages.response(.app, values, formTargets: targets)
     }
 
@@ -119,7 +138,7 @@ struct AppPagesController<Context: RequestContext> {
         _ = try await sessions.checkedForm(request, session: session, context: context)
         // An app not paid for gets no install link: the device would only meet a 402.
         guard try await verdict(app, account: session.account) == .open else { return WebController<Context>.seeOther("/apps/\(app.appleItemId)") }
-        let link = try await InstallLinks(runtime: runtime).make(appleItemId: app.appleItemId, email: session.account.email)
+        let link = try await installLinks.make(appleItemId: app.appleItemId, email: session.account.email)
         return pages.response(.install, ["title": "Install \(app.name)", "marketplace": try await marketplaceName(),
                                           "name": app.name, "link": link.url, "appURL": "/apps/\(app.appleItemId)"])
     }
@@ -134,7 +153,7 @@ struct AppPagesController<Context: RequestContext> {
         _ = try await sessions.checkedForm(request, session: session, context: context)
         let page = "/apps/\(app.appleItemId)"
         do {
-            switch try await CheckoutService(runtime: runtime).checkout(appleItemId: app.appleItemId, currency: nil, buyer: session.account) {
+            switch try await checkout.checkout(appleItemId: app.appleItemId, currency: nil, buyer: session.account) {
             case .order(let order): return WebController<Context>.seeOther(order.url ?? page)
             case .alreadyOwned, .planHeld, .notForSale, .subscription, .paymentsNotConfigured: return WebController<Context>.seeOther(page)
             }
@@ -148,13 +167,13 @@ struct AppPagesController<Context: RequestContext> {
     /// Whether this server sells to `account` (nil: a visitor who is not signed in): always to a
     /// sandbox account (the development processor), else unless `paymentProcessor` is `none`.
     private func sells(to account: AccountRecord?) -> Bool {
-        account?.sandbox == true || runtime.config.commerce.paymentProcessor != "none"
+        account?.sandbox == true || paymentProcessor != "none"
     }
 
     /// The payment verdict on `app` for a signed-in person (`PaymentRule` through `AppPayments`).
     private func verdict(_ app: AppRecord, account: AccountRecord) async throws -> PaymentVerdict {
-        guard !app.pricing.isFree, let indexed = try await runtime.catalogIndex.apps([app.appleItemId])[app.appleItemId] else { return .open }
-        return try await AppPayments(runtime: runtime).verdict(indexed, account: account)
+        guard !app.pricing.isFree, let indexed = try await catalogIndex.apps([app.appleItemId])[app.appleItemId] else { return .open }
+        return try await payments.verdict(indexed, account: account)
     }
 
     /// URLs per sitemap file (the protocol allows 50,000; smaller files are quicker to make and fetch).
@@ -230,9 +249,6 @@ struct AppPagesController<Context: RequestContext> {
         return app
     }
 
-    func marketplaceName() async throws -> String {
-        try await catalog.marketplaceName(keys: runtime.keys)
-    }
 
     /// schema.org `MobileApplication` for Spotlight (spec §8), safe inside `<script>`.
     static func jsonLD(app: AppRecord, latest: AppVersionRecord?, pageURL: String, base: String) throws -> String {
@@ -284,7 +300,7 @@ struct AppPagesController<Context: RequestContext> {
 
     /// The app's in-app products on sale, with their prices, from its commerce catalog (the app's bundle id).
     private func inAppProducts(bundleId: String) async throws -> [[String: String]] {
-        guard let state = try await runtime.commerceCatalogs.state(app: bundleId) else { return [] }
+        guard let state = try await commerceCatalogs.state(app: bundleId) else { return [] }
         return state.catalog.products.map { product in
             let title = product.title["en-US"] ?? product.title["en"] ?? product.title.sorted { $0.key < $1.key }.first?.value ?? product.id
             var price = product.prices.map(\.formatted).joined(separator: ", ")

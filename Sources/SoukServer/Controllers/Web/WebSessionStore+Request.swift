@@ -28,9 +28,3 @@ extension WebSessionStore {
     }
 }
 
-extension CatalogStore {
-    /// The marketplace's display name for pages.
-    func marketplaceName(keys: SoukKeys) async throws -> String {
-        try await marketplace(defaultKeyId: keys.installVerificationKeyId).name
-    }
-}
