@@ -10,7 +10,7 @@ extension CheckoutService {
     /// per account and plan group: a plan of the group already held (billing retry and grace period
     /// included) is `planHeld`, also when two checkouts race.
     package func subscribe(productId: String, currency: String?, buyer: AccountRecord) async throws -> Outcome {
-        guard let marketplace = try await runtime.commerceCatalogs.state(app: AppPricing.marketplaceApp),
+        guard let marketplace = try await commerceCatalogs.state(app: AppPricing.marketplaceApp),
               let product = marketplace.catalog.products.first(where: { $0.id == productId }) else {
             throw CatalogError.notFound("plan \(productId)")
         }
@@ -25,7 +25,6 @@ extension CheckoutService {
         if stripe != nil, StripeProcessor.interval(product.period) == nil {
             return .notForSale("\(productId)'s period cannot be billed by Stripe (one unit: days, weeks, months or years).")
         }
-        let plans = MarketplaceSubscriptionStore(purchases: runtime.purchases)
         switch try await plans.subscribe(account: buyer.id, product: product, groupProducts: groupProducts, price: price,
                                          sandbox: buyer.sandbox, processor: processor.name, pending: stripe != nil) {
         case .held(let held):
@@ -64,8 +63,7 @@ extension CheckoutService {
         guard let interval = StripeProcessor.interval(pending.period) else {
             throw StoreFault(.unavailable, "\(product.id)'s period cannot be billed by Stripe.")
         }
-        let publicURL = runtime.config.publicURL
-        let session = try await stripe.client.createCheckoutSession(StripeCheckoutRequest(
+                let session = try await stripe.client.createCheckoutSession(StripeCheckoutRequest(
             mode: .subscription,
             lineItems: [StripeLineItem(name: product.title["en-US"] ?? product.id, currency: price.currency.lowercased(), unitAmount: price.amount,
                                        recurringInterval: interval.unit, recurringIntervalCount: interval.count)],
@@ -73,7 +71,7 @@ extension CheckoutService {
             clientReferenceId: pending.id.uuidString.lowercased(), customerEmail: buyer.email,
             metadata: ["souk_subscription": pending.id.uuidString.lowercased()]), idempotencyKey: pending.id.uuidString.lowercased())
         guard let url = session.url else { throw StoreFault(.unavailable, "Stripe created a Checkout Session without a URL.") }
-        try await MarketplaceSubscriptionStore(purchases: runtime.purchases).attachCheckout(pending.id, sessionId: session.id, url: url)
+        try await plans.attachCheckout(pending.id, sessionId: session.id, url: url)
         var started = pending
         started.checkoutURL = url
         return started

@@ -54,7 +54,14 @@ package struct StripeProcessor: PaymentProcessor {
 /// through the processor — development for sandbox accounts, else the configured one. With
 /// `paymentProcessor` `none` nothing is sold to a production account (`paymentsNotConfigured`).
 package struct CheckoutService: Sendable {
-    package let runtime: SoukRuntime
+    package let catalog: CatalogStore
+    /// The in-memory catalog whose prices an order is opened at.
+    package let catalogIndex: CatalogIndex
+    /// The in-app catalogs, the marketplace's membership plans among them.
+    package let commerceCatalogs: CommerceCatalogCache
+    package let plans: MarketplaceSubscriptionStore
+    /// The server's public address, which the return URLs start with.
+    package let publicURL: String
     package let orders: MarketplaceOrderStore
     package let payments: AppPayments
     /// The configured processor; nil when it is `none`.
@@ -62,7 +69,11 @@ package struct CheckoutService: Sendable {
     package let development: DevelopmentProcessor
 
     package init(runtime: SoukRuntime) {
-        self.runtime = runtime
+        catalog = runtime.catalog
+        catalogIndex = runtime.catalogIndex
+        commerceCatalogs = runtime.commerceCatalogs
+        plans = MarketplaceSubscriptionStore(purchases: runtime.purchases)
+        publicURL = runtime.config.publicURL
         self.orders = MarketplaceOrderStore(database: runtime.database)
         self.payments = AppPayments(runtime: runtime)
         self.development = DevelopmentProcessor(publicURL: runtime.config.publicURL)
@@ -94,8 +105,8 @@ package struct CheckoutService: Sendable {
     }
 
     package func checkout(appleItemId: UInt64, currency: String?, buyer: AccountRecord) async throws -> Outcome {
-        let app = try await runtime.catalog.appRecord(appleItemId: appleItemId)
-        guard app.availability == .available, let indexed = try await runtime.catalogIndex.apps([appleItemId])[appleItemId] else {
+        let app = try await catalog.appRecord(appleItemId: appleItemId)
+        guard app.availability == .available, let indexed = try await catalogIndex.apps([appleItemId])[appleItemId] else {
             throw CatalogError.notFound("app \(appleItemId)")
         }
         if try await payments.verdict(indexed, account: buyer) == .open { return .alreadyOwned }

@@ -54,7 +54,7 @@ struct CheckoutController<Context: BearerRequestContext> {
     func purchases(_ request: Request, _ context: Context) async throws -> Response {
         let identity = try context.requireBearer(realm: bearer.realm)
         let receipts = try await Receipt.all(account: identity.accountID, orders: checkout.orders,
-                                             plans: MarketplaceSubscriptionStore(purchases: checkout.runtime.purchases))
+                                             plans: checkout.plans)
         return .json(receipts.map(\.json), cacheControl: "no-store")
     }
 
@@ -66,7 +66,7 @@ struct CheckoutController<Context: BearerRequestContext> {
 
     func start(_ request: Request, _ context: Context) async throws -> Response {
         let identity = try context.requireBearer(realm: bearer.realm)
-        guard let buyer = try await checkout.runtime.catalog.people.account(id: identity.accountID), !buyer.disabled else {
+        guard let buyer = try await checkout.catalog.people.account(id: identity.accountID), !buyer.disabled else {
             throw BearerChallenge(status: .forbidden, realm: bearer.realm)
         }
         let body = try JSONDecoder().decode(CheckoutRequest.self, from: Data(buffer: try await request.collectBody(upTo: Self.maxBody)))
@@ -82,7 +82,7 @@ struct CheckoutController<Context: BearerRequestContext> {
             }
             switch outcome {
             case .subscription(let subscription):
-                return .json(["url": subscription.checkoutURL ?? "\(checkout.runtime.config.publicURL)/account",
+                return .json(["url": subscription.checkoutURL ?? "\(checkout.publicURL)/account",
                               "orderId": subscription.id.uuidString.lowercased()], status: .created, cacheControl: "no-store")
             case .alreadyOwned:
                 throw alreadyOwned("This account already has this app.")
@@ -114,7 +114,7 @@ struct CheckoutController<Context: BearerRequestContext> {
     /// The `409` of something already held, with the account page where the person sees it.
     func alreadyOwned(_ detail: String) -> Problem {
         var problem = Problem(.conflict, detail, type: "urn:souk:problem:already-owned")
-        problem.accountURL = "\(checkout.runtime.config.publicURL)/account"
+        problem.accountURL = "\(checkout.publicURL)/account"
         return problem
     }
 
@@ -140,7 +140,7 @@ struct CheckoutController<Context: BearerRequestContext> {
             throw Problem(.badRequest, refusal.description)
         }
         let orders = checkout.orders
-        let plans = MarketplaceSubscriptionStore(purchases: checkout.runtime.purchases)
+        let plans = checkout.plans
         var outcome = "ignored"
         // A signed event whose object Souk cannot read is refused (400) rather than failing (500):
         // Stripe would retry a 500 for days, and the same bytes would fail the same way.
