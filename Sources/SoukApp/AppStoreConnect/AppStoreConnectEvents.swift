@@ -9,14 +9,26 @@ import SoukStore
 /// versions, withdraws versions and apps. Every process may run it; claims keep an event with one
 /// worker, failures are retried with back-off and then left `failed` for the operator.
 public struct AppStoreConnectEventProcessor: Sendable {
-    package let runtime: SoukRuntime
     package let client: (any AppStoreConnectAPI)?
     package let store: AppStoreConnectEventStore
+    package let catalog: CatalogStore
+    /// Refreshed after a change, so that this process serves it at once.
+    package let catalogIndex: CatalogIndex
+    package let importer: PackageImporter
+    package let licenses: LicenseStore
+    /// Where a package is downloaded to before it is imported.
+    package let workDir: String
+    package let logger: Logger
 
     public init(runtime: SoukRuntime, client: (any AppStoreConnectAPI)?) {
-        self.runtime = runtime
         self.client = client
-        self.store = AppStoreConnectEventStore(database: runtime.database)
+        store = AppStoreConnectEventStore(database: runtime.database)
+        catalog = runtime.catalog
+        catalogIndex = runtime.catalogIndex
+        importer = runtime.importer
+        licenses = LicenseStore(database: runtime.database)
+        workDir = runtime.config.workDir
+        logger = runtime.logger
     }
 
     /// Processes every due event; returns how many were handled (done or failed).
@@ -29,7 +41,7 @@ public struct AppStoreConnectEventProcessor: Sendable {
                 guard let claimed = try await store.claimNext() else { return count }
                 record = claimed
             } catch {
-                runtime.logger.error("cannot read the App Store Connect event queue", metadata: ["error": "\(String(reflecting: error))"])
+                logger.error("cannot read the App Store Connect event queue", metadata: ["error": "\(String(reflecting: error))"])
                 return count
             }
             count += 1
@@ -37,10 +49,10 @@ public struct AppStoreConnectEventProcessor: Sendable {
             do {
                 try await process(record)
                 try await store.markDone(record.id)
-                runtime.logger.info("App Store Connect event processed", metadata: metadata)
+                logger.info("App Store Connect event processed", metadata: metadata)
             } catch {
                 let message = String(describing: error)
-                runtime.logger.error("App Store Connect event failed", metadata: metadata.merging(["error": "\(message)"]) { $1 })
+                logger.error("App Store Connect event failed", metadata: metadata.merging(["error": "\(message)"]) { $1 })
                 try? await store.markFailed(record.id, attempts: record.attempts, error: message)
             }
         }
@@ -54,15 +66,15 @@ public struct AppStoreConnectEventProcessor: Sendable {
             try await ingest(appId: appId, packageId: packageId, packageVersionId: packageVersionId)
         case .versionsUnavailable(_, let packageIds):
             let withdrawn = try await store.withdraw(packageIds: packageIds)
-            runtime.logger.notice("versions withdrawn by App Store Connect", metadata: ["versions": "\(withdrawn.map { "\($0.0)/\($0.1)" })"])
+            logger.notice("versions withdrawn by App Store Connect", metadata: ["versions": "\(withdrawn.map { "\($0.0)/\($0.1)" })"])
         case .appUnavailable(let appId):
-            if try await runtime.catalog.hasApp(appleItemId: appId) {
-                try await runtime.catalog.setAvailability(appleItemId: appId, to: .removedByDeveloper, reason: "withdrawn in App Store Connect")
+            if try await catalog.hasApp(appleItemId: appId) {
+                try await catalog.setAvailability(appleItemId: appId, to: .removedByDeveloper, reason: "withdrawn in App Store Connect")
             }
         case .other:
             break
         }
-        try await runtime.catalogIndex.refresh()
+        try await catalogIndex.refresh()
     }
 
     package func ingest(appId: UInt64, packageId: String, packageVersionId: String) async throws {
@@ -71,19 +83,19 @@ public struct AppStoreConnectEventProcessor: Sendable {
         }
         let version = try await client.packageVersion(id: packageVersionId)
         if version.state == "REPLACED" {
-            runtime.logger.notice("package version replaced before it was ingested; skipped", metadata: ["packageVersion": "\(packageVersionId)"])
+            logger.notice("package version replaced before it was ingested; skipped", metadata: ["packageVersion": "\(packageVersionId)"])
             return
         }
-        if try await !runtime.catalog.hasApp(appleItemId: appId) {
+        if try await !catalog.hasApp(appleItemId: appId) {
             let app = try await client.app(id: appId)
-            _ = try await runtime.catalog.createApp(NewApp(appleItemId: appId, bundleId: app.bundleId, name: app.name))
+            _ = try await catalog.createApp(NewApp(appleItemId: appId, bundleId: app.bundleId, name: app.name))
         }
-        try FileManager.default.createDirectory(atPath: runtime.config.workDir, withIntermediateDirectories: true)
-        let zip = WorkOwner.name(prefix: "asc-", in: runtime.config.workDir) + ".zip"
+        try FileManager.default.createDirectory(atPath: workDir, withIntermediateDirectories: true)
+        let zip = WorkOwner.name(prefix: "asc-", in: workDir) + ".zip"
         defer { try? FileManager.default.removeItem(atPath: zip) }
         try await client.download(version.url, to: zip)
         let appleVersionId: UInt64
-        switch try await runtime.importer.importPackage(at: zip) {
+        switch try await importer.importPackage(at: zip) {
         case .imported(let item, let versionId, _, _), .alreadyImported(let item, let versionId):
             guard item == appId else {
                 throw AppStoreConnectError(description: "the package is for app \(item), the notification for app \(appId)")
@@ -93,8 +105,7 @@ public struct AppStoreConnectEventProcessor: Sendable {
         try await store.recordPackage(packageId: packageId, packageVersionId: packageVersionId, appleItemId: appId, appleVersionId: appleVersionId)
         // The key blobs licensing hands to Apple's SDK, by variant. Souk takes the variant resource's
         // id to be the manifest's `assetPublicId`; `souk packages set-key-blob` corrects one by hand.
-        let licenses = LicenseStore(database: runtime.database)
-        for variant in try await client.packageVariants(versionId: packageVersionId) {
+                for variant in try await client.packageVariants(versionId: packageVersionId) {
             guard let blob = variant.keyBlob else { continue }
             try await licenses.setKeyBlob(assetPublicId: variant.id, appleItemId: appId, appleVersionId: appleVersionId, keyBlob: blob)
         }

@@ -7,16 +7,26 @@ import _CryptoExtras
 /// Souk's licensing policy (spec §3): who gets a license for which app, for how long, on how many
 /// devices, and which renewals are refused. The issuer only reads requests and builds blobs.
 public struct LicenseService: Sendable {
-    package let runtime: SoukRuntime
     package let issuer: any LicenseIssuer
     package let store: LicenseStore
     package let payments: AppPayments
+    package let catalog: CatalogStore
+    /// The in-memory catalog the hot path reads apps from.
+    package let catalogIndex: CatalogIndex
+    package let ledger: InstallLedger
+    /// `licensing`: durations and device limits.
+    package let settings: SoukConfig.LicensingSettings
+    package let keys: SoukKeys
 
     public init(runtime: SoukRuntime, issuer: any LicenseIssuer) {
-        self.runtime = runtime
         self.issuer = issuer
-        self.store = LicenseStore(database: runtime.database)
-        self.payments = AppPayments(runtime: runtime)
+        store = LicenseStore(database: runtime.database)
+        payments = AppPayments(runtime: runtime)
+        catalog = runtime.catalog
+        catalogIndex = runtime.catalogIndex
+        ledger = InstallLedger(database: runtime.database)
+        settings = runtime.config.licensing
+        keys = runtime.keys
     }
 
     /// Why an app got no license (recorded in logs; the device only sees `unlicensedApps`).
@@ -29,13 +39,13 @@ public struct LicenseService: Sendable {
     }
 
     package func duration(for app: CatalogApp) -> TimeInterval {
-        TimeInterval((app.access == .account ? runtime.config.licensing.accountHours : runtime.config.licensing.publicHours) * 3600)
+        TimeInterval((app.access == .account ? settings.accountHours : settings.publicHours) * 3600)
     }
 
     /// Opens the envelope with the encryption key; `LicenseCrypto.Undecryptable` for anything that
     /// does not decrypt.
     func open(_ request: [UInt8], licenseKey: [UInt8]) throws -> [UInt8] {
-        try LicenseCrypto.open(request: request, licenseKey: licenseKey, with: runtime.keys.licenseEncryptionKey)
+        try LicenseCrypto.open(request: request, licenseKey: licenseKey, with: keys.licenseEncryptionKey)
     }
 
     /// A dynamic license request (spec §3.1). The caller has applied the bearer rules; `clientId` is
@@ -44,8 +54,8 @@ public struct LicenseService: Sendable {
     public func create(_ body: LicenseRequestBody, accountID: UUID?, clientId: String? = nil, now: Date = Date()) async throws -> Issued {
         let opaque = try open(body.licenseRequest, licenseKey: body.licenseKey)
         let ask = try await issuer.read(opaque, action: .create)
-        let apps = try await runtime.catalogIndex.apps(body.apps.map(\.appleItemId))
-        let account = try await accountID.asyncMap { try await runtime.catalog.people.account(id: $0) } ?? nil
+        let apps = try await catalogIndex.apps(body.apps.map(\.appleItemId))
+        let account = try await accountID.asyncMap { try await catalog.people.account(id: $0) } ?? nil
         // A token of an account deleted since is treated like a disabled account.
         let asker: LicenseEligibility.Asker = accountID == nil ? .anonymous : .account(disabled: account?.disabled ?? true)
         var grants: [LicenseGrant] = []
@@ -87,7 +97,7 @@ public struct LicenseService: Sendable {
         if let accountID, let clientId, !grants.isEmpty {
             // A license is where an install happens on the device's side (spec §0: exchange → license
             // → restore): record it, so this install's restore still signs the same dtype.
-            try await InstallLedger(database: runtime.database).recordInstalls(accountID: accountID, appleItemIds: grants.map(\.appleItemId),
+            try await ledger.recordInstalls(accountID: accountID, appleItemIds: grants.map(\.appleItemId),
                                                                                device: clientId, now: now)
         }
         let license = try await issuer.license(for: ask, request: opaque, action: .create, grants: grants)
@@ -100,7 +110,7 @@ public struct LicenseService: Sendable {
                duration: TimeInterval, now: Date) async throws -> LicenseStore.Issue {
         try await store.issue(accountID: account?.id, appleItemId: appleItemId, appleVersionId: version.appleVersionId,
                               deviceId: deviceId, duration: duration,
-                              deviceLimit: account.map { runtime.config.licensing.deviceLimit(for: $0) } ?? 0, now: now)
+                              deviceLimit: account.map { settings.deviceLimit(for: $0) } ?? 0, now: now)
     }
 
     public struct Renewed: Sendable {
@@ -114,10 +124,10 @@ public struct LicenseService: Sendable {
         let opaque = try open(body.renewalRequest, licenseKey: body.licenseKey)
         let ask = try await issuer.read(opaque, action: .renew)
         let records = try await store.licenses(ids: ask.licenseIds)
-        let apps = try await runtime.catalogIndex.apps(Array(Set(records.values.map(\.appleItemId))))
+        let apps = try await catalogIndex.apps(Array(Set(records.values.map(\.appleItemId))))
         var accounts: [UUID: AccountRecord] = [:]
         for accountID in Set(records.values.compactMap(\.accountID)) {
-            accounts[accountID] = try await runtime.catalog.people.account(id: accountID)
+            accounts[accountID] = try await catalog.people.account(id: accountID)
         }
         var eligible: [(record: LicenseRecord, duration: TimeInterval)] = []
         var ineligible: [UInt64] = []
@@ -187,7 +197,7 @@ extension LicenseService {
     public func lapse(appleItemId: UInt64, viewer: Viewer, now: Date = Date()) async throws -> Lapse {
         let app: AppRecord
         do {
-            app = try await runtime.catalog.appRecord(appleItemId: appleItemId)
+            app = try await catalog.appRecord(appleItemId: appleItemId)
         } catch CatalogError.notFound {
             return .appWithdrawn
         }
@@ -202,7 +212,7 @@ extension LicenseService {
         guard !account.disabled else { return .accountDisabled(account: account.email) }
         let accountID = account.id
         let latest = try await store.list(accountID: accountID, appleItemId: appleItemId, limit: 1).first
-        if let indexed = try await runtime.catalogIndex.apps([appleItemId])[appleItemId], !indexed.pricing.isFree {
+        if let indexed = try await catalogIndex.apps([appleItemId])[appleItemId], !indexed.pricing.isFree {
             let verdict = try await payments.verdict(indexed, account: account)
             if verdict != .open {
                 return .paymentRequired(app: app.name, verdict: verdict, detail: PaymentRule.description(verdict, pricing: indexed.pricing),
@@ -210,7 +220,7 @@ extension LicenseService {
             }
         }
         if let latest, latest.revokedAt != nil { return .revoked(app: app.name, reason: latest.revokedReason) }
-        let limit = runtime.config.licensing.deviceLimit(for: account)
+        let limit = settings.deviceLimit(for: account)
         let devices = try await store.liveDevices(accountID: accountID, now: now)
         if limit > 0, devices.count >= limit, latest?.isLive(at: now) != true {
             return .deviceLimit(app: app.name, account: account.email, used: devices.count, limit: limit)
