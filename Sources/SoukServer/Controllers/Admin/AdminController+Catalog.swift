@@ -54,7 +54,7 @@ extension AdminController {
             links: [("App Store renewal-date extensions", Self.extensionsPath(app)), ("Store credentials", Self.credentialsPath(app))],
             productHref: { "/admin/catalog/\(Self.pathComponent(app))/products/\(Self.pathComponent($0))" })
         return try await render(.adminCatalog, session: session, title: "Catalog of \(app)",
-                                page.values(state: state, text: text, notice: notice, error: error), status: status)
+                                page: page.values(state: state, text: text, notice: notice, error: error), status: status)
     }
 
     /// Reads the edited catalog file and shows what applying it would change.

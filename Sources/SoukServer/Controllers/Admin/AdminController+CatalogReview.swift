@@ -27,10 +27,10 @@ extension AdminController {
             showEditor: { text, error, status in
                 try await catalogEditor(session: session, state: state, text: text, notice: nil, error: error, status: status)
             },
-            showReview: { values in try await render(.adminCatalogReview, session: session, title: "Review changes to \(app)", values) },
+            showReview: { values in try await render(.adminCatalogReview, session: session, title: "Review changes to \(app)", page: values) },
             showTooLarge: {
                 try await render(.adminCatalogTooLarge, session: session, title: "Catalog too large",
-                                 ["limit": "1 MiB", "catalogHref": path], status: .contentTooLarge)
+                                 page: ConsoleCatalogEdit.TooLarge(catalogHref: path), status: .contentTooLarge)
             })
     }
 

@@ -29,8 +29,8 @@ extension AdminController {
                          status: HTTPResponse.Status = .ok) async throws -> Response {
         let credentials = try await credentialOperations.list(actor: Self.staffActor(session), app: app)
         let values = StoreCredentialPage.values(app: app, base: "/admin/catalog/\(Self.pathComponent(app))", credentials: credentials,
-                                                csrfToken: session.csrfToken, canChange: session.isOperator, notice: notice, error: error)
-        return try await render(.adminCredentials, session: session, title: "Store credentials of \(app)", values, status: status)
+                                                canChange: session.isOperator, notice: notice, error: error)
+        return try await render(.adminCredentials, session: session, title: "Store credentials of \(app)", page: values, status: status)
     }
 
     @Sendable func uploadCredential(_ request: Request, context: Context) async throws -> Response {

@@ -16,7 +16,7 @@ extension AdminController {
         let session = try context.requireConsoleSession()
         let page = try await statementPage(session: session, context: context)
         return try await render(.adminPayoutStatement, session: session,
-                                title: "Statement of \(page.statement.developerName), \(page.statement.month)", page.values)
+                                title: "Statement of \(page.statement.developerName), \(page.statement.month)", page: page.values)
     }
 
     @Sendable func payoutStatementCSV(_ request: Request, context: Context) async throws -> Response {

@@ -16,7 +16,7 @@ extension AdminController {
         let values = try await ConsoleTwoFactorPage.operators.values(
             account: session.accountID, email: session.account.email, enabled: session.account.totpEnabled, totp: totp,
             issuer: { try await services.marketplaceName() }, error: error)
-        return try await render(.adminSecurity, session: session, title: "Two-factor sign-in", values, status: status)
+        return try await render(.adminSecurity, session: session, title: "Two-factor sign-in", page: values, status: status)
     }
 
     /// Turns TOTP on once a code from the app is confirmed; shows the ten recovery codes once.
@@ -30,7 +30,7 @@ extension AdminController {
         try await totp.markSecondFactor(sessionToken: session.cookie)
         try await audit.record(actor: session.actor, action: .accountTOTPEnable, target: "account:\(session.accountID.uuidString.lowercased())",
                                before: ["email": session.account.email, "totp": "off"], after: ["email": session.account.email, "totp": "on"])
-        return try await render(.adminRecoveryCodes, session: session, title: "Recovery codes", ConsoleTwoFactorPage.operators.recoveryCodes(codes))
+        return try await render(.adminRecoveryCodes, session: session, title: "Recovery codes", page: ConsoleTwoFactorPage.operators.recoveryCodes(codes))
     }
 
     /// `/admin/audit`: newest first, 50 a page, filtered by actor and/or action.

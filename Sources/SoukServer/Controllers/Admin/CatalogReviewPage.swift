@@ -13,27 +13,47 @@ struct CatalogReviewPage {
     /// Whether the page names `souk catalog apply` (the operator has the server's shell; a developer has not).
     let namesCommand: Bool
 
-    /// The page's values: "no change" when `changes` is nil, else the diff and the apply form.
-    func values(state: CommerceCatalogState, changes: ReviewCatalogEdit.Changes?) -> [String: Any] {
-        var values: [String: Any] = [
-            "app": state.catalog.app, "catalogHref": catalogPath, "unchanged": changes == nil, "namesCommand": namesCommand,
-        ]
-        guard let changes else { return values }
-        values["revision"] = String(changes.report.revision ?? state.revision)
-        values["text"] = changes.text
-        values["lines"] = changes.report.diff.lines.map(Self.diffLine)
-        values["action"] = catalogPath + "/apply"
-        values["review"] = changes.review.uuidString.lowercased()
-        // The file's lines before and after, beside the summary, so the person sees each value that changes.
-        values["fileLines"] = TextDiff.lines(from: CatalogFile.encode(state.catalog), to: changes.text)?.map { line -> [String: Any] in
-            ["text": line.text, "added": line.kind == .added, "removed": line.kind == .removed]
+    /// The `console-catalog-review` partial's context.
+    struct Values: Sendable {
+        struct Line: Sendable {
+            let text: String
+            let added: Bool
+            let removed: Bool
         }
+
+        let app: String
+        let catalogHref: String
+        /// The edit changes nothing: no diff, no apply form.
+        let unchanged: Bool
+        let namesCommand: Bool
+        var revision: String?
+        var text: String?
+        /// The summary of the changes (`+` added, `-` retired or removed, `~` changed).
+        var lines: [Line] = []
+        var action: String?
+        var review: String?
+        /// The file's lines before and after, beside the summary, so the person sees each value that changes.
+        var fileLines: [Line] = []
+    }
+
+    /// The page's values: "no change" when `changes` is nil, else the diff and the apply form.
+    func values(state: CommerceCatalogState, changes: ReviewCatalogEdit.Changes?) -> Values {
+        var values = Values(app: state.catalog.app, catalogHref: catalogPath, unchanged: changes == nil, namesCommand: namesCommand)
+        guard let changes else { return values }
+        values.revision = String(changes.report.revision ?? state.revision)
+        values.text = changes.text
+        values.lines = changes.report.diff.lines.map(Self.diffLine)
+        values.action = catalogPath + "/apply"
+        values.review = changes.review.uuidString.lowercased()
+        values.fileLines = TextDiff.lines(from: CatalogFile.encode(state.catalog), to: changes.text)?.map { line in
+            Values.Line(text: line.text, added: line.kind == .added, removed: line.kind == .removed)
+        } ?? []
         return values
     }
 
     /// A diff line with its kind (`+` added, `-` retired or removed, `~` changed) for the page.
-    static func diffLine(_ line: String) -> [String: Any] {
-        ["text": line, "added": line.hasPrefix("+"), "removed": line.hasPrefix("-")]
+    static func diffLine(_ line: String) -> Values.Line {
+        Values.Line(text: line, added: line.hasPrefix("+"), removed: line.hasPrefix("-"))
     }
 }
 
@@ -48,24 +68,51 @@ struct CatalogEditorPage {
     /// A product's own page, when the console has one.
     var productHref: ((String) -> String)?
 
-    func values(state: CommerceCatalogState, text: String, notice: String?, error: String?) -> [String: Any] {
-        var values: [String: Any] = [
-            "app": state.catalog.app, "revision": String(state.revision), "text": text, "action": catalogPath + "/review",
-            "products": state.catalog.products.map { product -> [String: Any] in
-                var row: [String: Any] = [
-                    "id": product.id, "type": product.type.rawValue, "title": product.title["en"] ?? product.title.values.first ?? "",
-                    "prices": product.prices.map(\.formatted).joined(separator: ", "), "entitlements": product.entitlements.joined(separator: ", "),
-                ]
-                row["href"] = productHref?(product.id)
-                return row
+    /// The `console-catalog` and `console-catalog-form` partials' context.
+    struct Values: Sendable {
+        struct Product: Sendable {
+            let id: String
+            let type: String
+            let title: String
+            let prices: String
+            let entitlements: String
+            /// The product's own page, when the console has one.
+            let href: String?
+        }
+
+        struct Entitlement: Sendable { let id: String }
+
+        struct Link: Sendable {
+            let label: String
+            let href: String
+        }
+
+        let app: String
+        let revision: String
+        /// The catalog file in the editor.
+        let text: String
+        /// Where the editor posts (the review step).
+        let action: String
+        let products: [Product]
+        let entitlements: [Entitlement]
+        let links: [Link]
+        /// The retired products' ids, comma-separated; nil when none is.
+        let retired: String?
+        let notice: String?
+        let error: String?
+    }
+
+    func values(state: CommerceCatalogState, text: String, notice: String?, error: String?) -> Values {
+        Values(
+            app: state.catalog.app, revision: String(state.revision), text: text, action: catalogPath + "/review",
+            products: state.catalog.products.map { product in
+                Values.Product(id: product.id, type: product.type.rawValue, title: product.title["en"] ?? product.title.values.first ?? "",
+                               prices: product.prices.map(\.formatted).joined(separator: ", "),
+                               entitlements: product.entitlements.joined(separator: ", "), href: productHref?(product.id))
             },
-            "entitlements": state.catalog.entitlements.map { ["id": $0.id] },
-            "links": links.map { ["label": $0.label, "href": $0.href] },
-        ]
-        values["retired"] = state.retiredIdsForPage
-        values["notice"] = notice
-        values["error"] = error
-        return values
+            entitlements: state.catalog.entitlements.map { Values.Entitlement(id: $0.id) },
+            links: links.map { Values.Link(label: $0.label, href: $0.href) },
+            retired: state.retiredIdsForPage, notice: notice, error: error)
     }
 }
 
@@ -91,9 +138,15 @@ struct ConsoleCatalogEdit {
     /// The editor again with the person's text and a refusal.
     let showEditor: (_ text: String, _ error: String, _ status: HTTPResponse.Status) async throws -> Response
     /// The review page with `CatalogReviewPage`'s values.
-    let showReview: (_ values: [String: Any]) async throws -> Response
+    let showReview: (_ values: CatalogReviewPage.Values) async throws -> Response
     /// The "too large" page.
     let showTooLarge: () async throws -> Response
+
+    /// The "too large" page's context.
+    struct TooLarge: Sendable {
+        let limit = "1 MiB"
+        let catalogHref: String
+    }
 
     /// The editor's notice after an apply (`?done=applied`).
     static func notice(_ request: Request, state: CommerceCatalogState) -> String? {

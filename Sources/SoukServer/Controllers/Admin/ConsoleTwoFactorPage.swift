@@ -21,24 +21,44 @@ struct ConsoleTwoFactorPage {
         consoleBase: "/developer", enrolNotice: "The developer console needs two-factor sign-in: turn it on here to use it.",
         offHint: "To turn it off, ask the marketplace's operator.")
 
+    /// The `console-two-factor` partial's context.
+    struct Values: Sendable {
+        let enabled: Bool
+        let consoleBase: String
+        let enrolNotice: String
+        let offHint: String
+        let offCommand: String?
+        /// How many recovery codes are left, when two-factor sign-in is on.
+        var unusedRecoveryCodes: String?
+        /// The pending secret as base32 text and as an `otpauth://` URI, while enrolling.
+        var secret: String?
+        var uri: String?
+        let error: String?
+    }
+
+    /// The `console-recovery-codes` partial's context.
+    struct RecoveryCodes: Sendable {
+        let codes: [String]
+        let consoleBase: String
+    }
+
     /// The enrolment page's values: the state when two-factor sign-in is on, else the pending
     /// secret as an `otpauth://` URI and base32 text.
     func values(account: UUID, email: String, enabled: Bool, totp: TOTPStore, issuer: () async throws -> String,
-                error: String?) async throws -> [String: Any] {
-        var values: [String: Any] = ["enabled": enabled, "consoleBase": consoleBase, "enrolNotice": enrolNotice, "offHint": offHint]
-        values["offCommand"] = offCommand
+                error: String?) async throws -> Values {
+        var values = Values(enabled: enabled, consoleBase: consoleBase, enrolNotice: enrolNotice, offHint: offHint, offCommand: offCommand,
+                            error: error)
         if enabled {
-            values["unusedRecoveryCodes"] = String(try await totp.unusedRecoveryCodes(account: account))
+            values.unusedRecoveryCodes = String(try await totp.unusedRecoveryCodes(account: account))
         } else if let secret = try await totp.pendingSecret(account: account) {
-            values["secret"] = Base32.encode(secret)
-            values["uri"] = TOTP.provisioningURI(secret: secret, issuer: try await issuer(), account: email)
+            values.secret = Base32.encode(secret)
+            values.uri = TOTP.provisioningURI(secret: secret, issuer: try await issuer(), account: email)
         }
-        values["error"] = error
         return values
     }
 
     /// The recovery codes page's values, shown once when two-factor sign-in is turned on.
-    func recoveryCodes(_ codes: [String]) -> [String: Any] {
-        ["codes": codes, "consoleBase": consoleBase]
+    func recoveryCodes(_ codes: [String]) -> RecoveryCodes {
+        RecoveryCodes(codes: codes, consoleBase: consoleBase)
     }
 }

@@ -6,20 +6,43 @@ import SoukStore
 /// What both consoles' store credential pages share: the page's values, reading the upload form
 /// and the kind in a path. The secret is never in a value: only the hint.
 enum StoreCredentialPage {
-    static func values(app: String, base: String, credentials: [StoredCredential], csrfToken: String, canChange: Bool,
-                       notice: String?, error: String?) -> [String: Any] {
-        var values: [String: Any] = [
-            "app": app, "catalogHref": base, "action": base + "/credentials", "canChange": canChange,
-            "credentials": credentials.map { credential -> [String: Any] in
-                ["summary": credential.kind.summary, "hint": credential.hint, "setBy": credential.setBy,
-                 "setAt": WebController<SoukRequestContext>.format(credential.setAt), "canChange": canChange, "csrfToken": csrfToken,
-                 "removeAction": base + "/credentials/" + StoreCredentialKind.storeWord(credential.kind.store) + "/" + credential.kind.rawValue + "/remove"]
+    /// The credential pages' context: the secret is never in it, only its hint.
+    struct Values: Sendable {
+        struct Credential: Sendable {
+            let summary: String
+            let hint: String
+            let setBy: String
+            let setAt: String
+            let removeAction: String
+        }
+
+        struct Kind: Sendable {
+            let value: String
+            let label: String
+        }
+
+        let app: String
+        let catalogHref: String
+        let action: String
+        let canChange: Bool
+        let credentials: [Credential]
+        let kinds: [Kind]
+        let notice: String?
+        let error: String?
+    }
+
+    static func values(app: String, base: String, credentials: [StoredCredential], canChange: Bool,
+                       notice: String?, error: String?) -> Values {
+        Values(
+            app: app, catalogHref: base, action: base + "/credentials", canChange: canChange,
+            credentials: credentials.map { credential in
+                Values.Credential(summary: credential.kind.summary, hint: credential.hint, setBy: credential.setBy,
+                                  setAt: WebController<SoukRequestContext>.format(credential.setAt),
+                                  removeAction: base + "/credentials/" + StoreCredentialKind.storeWord(credential.kind.store) + "/"
+                                      + credential.kind.rawValue + "/remove")
             },
-            "kinds": StoreCredentialKind.allCases.map { ["value": $0.name, "label": $0.summary] },
-        ]
-        values["notice"] = notice
-        values["error"] = error
-        return values
+            kinds: StoreCredentialKind.allCases.map { Values.Kind(value: $0.name, label: $0.summary) },
+            notice: notice, error: error)
     }
 
     static func notice(_ done: String?) -> String? {

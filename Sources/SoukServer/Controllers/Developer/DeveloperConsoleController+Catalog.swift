@@ -33,7 +33,7 @@ extension DeveloperConsoleController {
             ("Webhooks", Self.catalogPath(app) + "/webhooks"), ("Store credentials", Self.catalogPath(app) + "/credentials"),
         ])
         return try await render(.developerCatalog, session: session, title: "Catalog of \(app)",
-                                page.values(state: state, text: text, notice: notice, error: error), status: status)
+                                page: page.values(state: state, text: text, notice: notice, error: error), status: status)
     }
 
     /// The edit form and its review and apply steps, after the gate and ownership (404 before the
@@ -47,10 +47,10 @@ extension DeveloperConsoleController {
             showEditor: { text, error, status in
                 try await catalogEditor(session: session, state: state, text: text, notice: nil, error: error, status: status)
             },
-            showReview: { values in try await render(.developerCatalogReview, session: session, title: "Review changes to \(app)", values) },
+            showReview: { values in try await render(.developerCatalogReview, session: session, title: "Review changes to \(app)", page: values) },
             showTooLarge: {
                 try await render(.developerCatalogTooLarge, session: session, title: "Catalog too large",
-                                 ["limit": "1 MiB", "catalogHref": Self.catalogPath(app)], status: .contentTooLarge)
+                                 page: ConsoleCatalogEdit.TooLarge(catalogHref: Self.catalogPath(app)), status: .contentTooLarge)
             })
         do {
             let (_, form) = try await memberForm(request, context: context, maxBytes: ConsoleCatalogEdit.maxCatalogFormBytes)

@@ -27,9 +27,9 @@ extension DeveloperConsoleController {
     func credentialsList(session: DeveloperSession, app: String, notice: String?, error: String?,
                          status: HTTPResponse.Status = .ok) async throws -> Response {
         let credentials = try await credentialOperations.list(actor: session.actor, app: app)
-        let values = StoreCredentialPage.values(app: app, base: Self.catalogPath(app), credentials: credentials, csrfToken: session.csrfToken,
+        let values = StoreCredentialPage.values(app: app, base: Self.catalogPath(app), credentials: credentials,
                                                 canChange: true, notice: notice, error: error)
-        return try await render(.developerCredentials, session: session, title: "Store credentials of \(app)", values, status: status)
+        return try await render(.developerCredentials, session: session, title: "Store credentials of \(app)", page: values, status: status)
     }
 
     @Sendable func uploadCredential(_ request: Request, context: Context) async throws -> Response {

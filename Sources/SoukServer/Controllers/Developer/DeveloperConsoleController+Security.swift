@@ -16,7 +16,7 @@ extension DeveloperConsoleController {
         let values = try await ConsoleTwoFactorPage.developers.values(
             account: session.accountID, email: session.account.email, enabled: session.account.totpEnabled, totp: totp,
             issuer: { try await marketplaceName() }, error: error)
-        return try await render(.developerSecurity, session: session, title: "Two-factor sign-in", values, status: status)
+        return try await render(.developerSecurity, session: session, title: "Two-factor sign-in", page: values, status: status)
     }
 
     /// Turns TOTP on once a code from the app is confirmed; shows the ten recovery codes once.
@@ -31,6 +31,6 @@ extension DeveloperConsoleController {
         try await services.audit.record(actor: session.actor.auditName, action: .accountTOTPEnable,
                                         target: "account:\(session.accountID.uuidString.lowercased())",
                                         before: ["email": session.account.email, "totp": "off"], after: ["email": session.account.email, "totp": "on"])
-        return try await render(.developerRecoveryCodes, session: session, title: "Recovery codes", ConsoleTwoFactorPage.developers.recoveryCodes(codes))
+        return try await render(.developerRecoveryCodes, session: session, title: "Recovery codes", page: ConsoleTwoFactorPage.developers.recoveryCodes(codes))
     }
 }

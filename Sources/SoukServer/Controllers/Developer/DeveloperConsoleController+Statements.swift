@@ -27,8 +27,8 @@ extension DeveloperConsoleController {
         let session = try context.requireDeveloperSession()
         let page = try await statement(session: session, context: context)
         var values = page.values
-        values["pickerAction"] = Self.statementsPath
-        return try await render(.developerPayoutStatement, session: session, title: "Statement, \(page.statement.month)", values)
+        values.pickerAction = Self.statementsPath
+        return try await render(.developerPayoutStatement, session: session, title: "Statement, \(page.statement.month)", page: values)
     }
 
     @Sendable func statementCSV(_ request: Request, context: Context) async throws -> Response {
