@@ -31,21 +31,20 @@ extension DeveloperConsoleController {
         let state = try await services.ownership.catalog(app, for: session.actor)
         let at = services.now()
         let lines = try await DeveloperGrantOperations(services: services).list(actor: session.actor, app: app)
-        var values: [String: Any] = [
-            "app": state.catalog.app, "catalogHref": Self.catalogPath(state.catalog.app), "action": Self.catalogPath(state.catalog.app) + "/grants",
-            "entitlements": state.catalog.entitlements.map { ["id": $0.id, "selected": $0.id == entered["entitlement"]] },
-            "accountToken": entered["accountToken"] ?? "", "until": entered["until"] ?? "", "reason": entered["reason"] ?? "",
-            "grants": lines.map { line in
-                ["id": line.grant.id.uuidString.lowercased(), "accountToken": line.accountToken.uuidString.lowercased(),
-                 "entitlement": line.grant.entitlementId, "starts": format(line.grant.startsAt),
-                 "until": line.grant.expiresAt.map(format) ?? "until revoked", "reason": line.grant.reason ?? "",
-                 "state": line.grant.revokedAt != nil ? "revoked" : line.grant.isActive(at: at) ? "active" : "ended",
-                 "revocable": line.grant.revokedAt == nil && line.grant.isActive(at: at), "csrfToken": session.csrfToken]
+        let app = state.catalog.app
+        let values = DeveloperGrantsValues(
+            app: app, catalogHref: Self.catalogPath(app), action: Self.catalogPath(app) + "/grants",
+            entitlements: state.catalog.entitlements.map { .init(id: $0.id, selected: $0.id == entered["entitlement"]) },
+            accountToken: entered["accountToken"] ?? "", until: entered["until"] ?? "", reason: entered["reason"] ?? "",
+            grants: lines.map { line in
+                .init(id: line.grant.id.uuidString.lowercased(), accountToken: line.accountToken.uuidString.lowercased(),
+                      entitlement: line.grant.entitlementId, starts: format(line.grant.startsAt),
+                      until: line.grant.expiresAt.map(format) ?? "until revoked", reason: line.grant.reason ?? "",
+                      state: line.grant.revokedAt != nil ? "revoked" : line.grant.isActive(at: at) ? "active" : "ended",
+                      revocable: line.grant.revokedAt == nil && line.grant.isActive(at: at))
             },
-        ]
-        values["notice"] = notice
-        values["error"] = error
-        return try await render(.developerGrants, session: session, title: "Grants · \(state.catalog.app)", values, status: status)
+            notice: notice, error: error)
+        return try await render(.developerGrants, session: session, title: "Grants · \(app)", page: values, status: status)
     }
 
     /// Grants an entitlement to the person with an account token: entitlement, reason, optional until.
@@ -92,9 +91,9 @@ extension DeveloperConsoleController {
         let app = context.parameters.get("app") ?? ""
         let lines = try await DeveloperPurchaseList(services: services)(actor: session.actor, app: app)
         let format = WebController<Context>.format
-        return try await render(.developerPurchases, session: session, title: "Purchases · \(app)", [
-            "app": app, "catalogHref": Self.catalogPath(app),
-            "purchases": lines.map { line -> [String: String] in
+        return try await render(.developerPurchases, session: session, title: "Purchases · \(app)", page: DeveloperPurchasesValues(
+            app: app, catalogHref: Self.catalogPath(app),
+            purchases: lines.map { line in
                 let purchase = line.purchase
                 let state: String = if let revoked = purchase.revokedAt {
                     "refunded or revoked \(format(revoked))" + (purchase.revocationReason.map { " (\($0))" } ?? "")
@@ -103,10 +102,9 @@ extension DeveloperConsoleController {
                 } else {
                     "bought"
                 }
-                return ["accountToken": line.accountToken.uuidString.lowercased(), "product": purchase.productId, "type": purchase.productType.rawValue,
-                        "store": purchase.store.rawValue, "environment": purchase.environment?.rawValue ?? "",
-                        "purchased": purchase.purchaseDate.map(format) ?? format(purchase.createdAt), "state": state]
-            },
-        ])
+                return .init(accountToken: line.accountToken.uuidString.lowercased(), product: purchase.productId,
+                             type: purchase.productType.rawValue, store: purchase.store.rawValue, environment: purchase.environment?.rawValue ?? "",
+                             purchased: purchase.purchaseDate.map(format) ?? format(purchase.createdAt), state: state)
+            }))
     }
 }

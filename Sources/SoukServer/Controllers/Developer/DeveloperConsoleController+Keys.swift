@@ -23,18 +23,16 @@ extension DeveloperConsoleController {
     func keysList(session: DeveloperSession, notice: String?, error: String?, secret: String?, status: HTTPResponse.Status) async throws -> Response {
         let format = WebController<Context>.format
         let keys = try await DeveloperKeyOperations(services: services).list(actor: session.actor)
-        var values: [String: Any] = [
-            "keys": keys.map { key in
-                ["id": DeveloperKeyOperations.id(key.id), "name": key.name, "scopes": DeveloperScope.format(key.scopes).replacingOccurrences(of: ",", with: ", "),
-                 "hint": key.hint, "lastUsed": key.lastUsedAt.map(format) ?? "never", "created": format(key.createdAt),
-                 "revoked": key.revokedAt.map(format) ?? "", "live": key.revokedAt == nil, "csrfToken": session.csrfToken]
+        let values = DeveloperKeysValues(
+            keys: keys.map { key in
+                .init(id: DeveloperKeyOperations.id(key.id), name: key.name,
+                      scopes: DeveloperScope.format(key.scopes).replacingOccurrences(of: ",", with: ", "), hint: key.hint,
+                      lastUsed: key.lastUsedAt.map(format) ?? "never", created: format(key.createdAt),
+                      revoked: key.revokedAt.map(format) ?? "", live: key.revokedAt == nil)
             },
-            "scopes": DeveloperScope.allCases.map { ["value": $0.rawValue, "field": Self.scopeField($0)] },
-        ]
-        values["notice"] = notice
-        values["error"] = error
-        values["secret"] = secret
-        return try await render(.developerKeys, session: session, title: "API keys", values, status: status)
+            scopes: DeveloperScope.allCases.map { .init(value: $0.rawValue, field: Self.scopeField($0)) },
+            notice: notice, error: error, secret: secret)
+        return try await render(.developerKeys, session: session, title: "API keys", page: values, status: status)
     }
 
     /// Makes a key and shows it once.

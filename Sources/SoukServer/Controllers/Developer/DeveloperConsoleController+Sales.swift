@@ -16,19 +16,17 @@ extension DeveloperConsoleController {
         let session = try context.requireDeveloperSession()
         let format = WebController<Context>.format
         let sales = try await services.operations.paidAppSales(actor: session.actor)
-        var catalogs: [[String: String]] = []
-        for app in try await services.directory.catalogs(of: session.member.developerID) {
-            catalogs.append(["app": app, "href": Self.catalogPath(app) + "/purchases"])
+        let catalogs = try await services.directory.catalogs(of: session.member.developerID).map { app in
+            DeveloperSalesValues.Catalog(app: app, href: Self.catalogPath(app) + "/purchases")
         }
-        return try await render(.developerSales, session: session, title: "Sales", [
-            "catalogs": catalogs,
-            "sales": sales.map { sale -> [String: String] in
+        return try await render(.developerSales, session: session, title: "Sales", page: DeveloperSalesValues(
+            catalogs: catalogs,
+            sales: sales.map { sale in
                 let amount = { (value: Int64) in "\(PayoutStatement.decimal(value, currency: sale.currency)) \(sale.currency)" }
                 let refund = sale.amountRefunded.map { "\(amount($0))" + (sale.refundedAt.map { " on \(format($0))" } ?? "") } ?? ""
-                return ["app": sale.appName, "appHref": "/developer/apps/\(sale.appleItemId)", "accountToken": sale.accountToken.uuidString.lowercased(),
-                        "amount": amount(sale.amount), "environment": sale.environment, "paid": sale.paidAt.map(format) ?? "",
-                        "status": sale.status, "refund": refund]
-            },
-        ])
+                return .init(app: sale.appName, appHref: "/developer/apps/\(sale.appleItemId)", accountToken: sale.accountToken.uuidString.lowercased(),
+                             amount: amount(sale.amount), environment: sale.environment, paid: sale.paidAt.map(format) ?? "",
+                             status: sale.status, refund: refund)
+            }))
     }
 }

@@ -31,23 +31,20 @@ extension DeveloperConsoleController {
         let operations = services.operations
         let endpoints = try await operations.webhooks(actor: session.actor, app: app)
         let deliveries = try await operations.webhookDeliveries(actor: session.actor, app: app, limit: Self.webhookDeliveryRows)
-        var values: [String: Any] = [
-            "app": app, "catalogHref": Self.catalogPath(app), "action": Self.catalogPath(app) + "/webhooks", "url": enteredURL,
-            "endpoints": endpoints.map { endpoint in
-                ["id": endpoint.id.uuidString.lowercased(), "url": endpoint.url, "created": format(endpoint.createdAt), "csrfToken": session.csrfToken]
+        let values = DeveloperWebhooksValues(
+            app: app, catalogHref: Self.catalogPath(app), action: Self.catalogPath(app) + "/webhooks", url: enteredURL,
+            endpoints: endpoints.map { endpoint in
+                .init(id: endpoint.id.uuidString.lowercased(), url: endpoint.url, created: format(endpoint.createdAt))
             },
-            "deliveries": deliveries.map { delivery in
-                ["created": format(delivery.createdAt), "event": delivery.eventId.uuidString.lowercased(), "type": delivery.eventType,
-                 "url": delivery.url, "status": delivery.status.rawValue, "attempts": String(delivery.attempts),
-                 "last": delivery.lastStatus.map(String.init) ?? delivery.lastError ?? "",
-                 "next": delivery.deliveredAt.map { "delivered \(format($0))" }
-                    ?? (delivery.status == .pending ? format(delivery.nextAttemptAt) : "none")]
+            deliveries: deliveries.map { delivery in
+                .init(created: format(delivery.createdAt), event: delivery.eventId.uuidString.lowercased(), type: delivery.eventType,
+                      url: delivery.url, status: delivery.status.rawValue, attempts: String(delivery.attempts),
+                      last: delivery.lastStatus.map(String.init) ?? delivery.lastError ?? "",
+                      next: delivery.deliveredAt.map { "delivered \(format($0))" }
+                          ?? (delivery.status == .pending ? format(delivery.nextAttemptAt) : "none"))
             },
-        ]
-        values["notice"] = notice
-        values["error"] = error
-        values["secret"] = secret
-        return try await render(.developerWebhooks, session: session, title: "Webhooks · \(app)", values, status: status)
+            notice: notice, error: error, secret: secret)
+        return try await render(.developerWebhooks, session: session, title: "Webhooks · \(app)", page: values, status: status)
     }
 
     /// Adds an endpoint: the URL, and a signing secret (at least 16 characters); without one the

@@ -57,7 +57,7 @@ struct DeveloperConsoleController<Context: ConsoleRequestContext> {
     /// `/developer`: the organisation's apps and in-app catalogs.
     @Sendable func home(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireDeveloperSession()
-        var apps: [[String: String]] = []
+        var apps: [DeveloperHomeValues.App] = []
         for id in try await services.directory.appleItemIds(of: session.member.developerID) {
             let app: AppRecord
             do {
@@ -65,15 +65,15 @@ struct DeveloperConsoleController<Context: ConsoleRequestContext> {
             } catch CatalogError.notFound {
                 continue  // deleted since the list was read
             }
-            apps.append(["id": String(id), "name": app.name, "bundleId": app.bundleId, "availability": app.availability.summary])
+            apps.append(.init(id: String(id), name: app.name, bundleId: app.bundleId, availability: app.availability.summary))
         }
-        var catalogs: [[String: String]] = []
+        var catalogs: [DeveloperHomeValues.Catalog] = []
         for app in try await services.directory.catalogs(of: session.member.developerID) {
             guard let state = try await services.commerceCatalogs.store.state(app: app) else { continue }
-            catalogs.append(["app": app, "href": "/developer/catalog/\(AdminController<Context>.pathComponent(app))",
-                             "revision": String(state.revision), "onSale": String(state.catalog.products.count)])
+            catalogs.append(.init(app: app, href: Self.catalogPath(app), revision: String(state.revision),
+                                  onSale: String(state.catalog.products.count)))
         }
-        return try await render(.developerHome, session: session, title: session.developer.name, ["apps": apps, "catalogs": catalogs])
+        return try await render(.developerHome, session: session, title: session.developer.name, page: DeveloperHomeValues(apps: apps, catalogs: catalogs))
     }
 
     /// The form of a console POST, after `DeveloperConsoleMiddleware` let its session in: 403
