@@ -14,15 +14,15 @@ enum MetricsTemplates {
             {{#noApps}}<p class="muted">No app has an in-app catalog yet: metrics are kept for the apps of in-app catalogs.</p>{{/noApps}}
             {{^noApps}}<form method="get" action="{{action}}" class="wide">
             <label for="metrics-app">App</label>
-            <select id="metrics-app" name="app">{{#apps}}<option value="{{app}}"{{#selected}} selected{{/selected}}>{{app}}</option>{{/apps}}</select>
+            <select id="metrics-app" name="app">{{#apps}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/apps}}</select>
             <label for="metrics-metric">Metric</label>
-            <select id="metrics-metric" name="metric">{{#metrics}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/metrics}}</select>
+            <select id="metrics-metric" name="metric">{{#metrics}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/metrics}}</select>
             <label for="metrics-from">From (UTC day)</label>
             <input id="metrics-from" name="from" type="date" value="{{from}}" required>
             <label for="metrics-to">To (UTC day, included)</label>
             <input id="metrics-to" name="to" type="date" value="{{to}}" required>
             <label for="metrics-interval">Interval</label>
-            <select id="metrics-interval" name="interval">{{#intervals}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/intervals}}</select>
+            <select id="metrics-interval" name="interval">{{#intervals}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/intervals}}</select>
             <label for="metrics-environment">Environment</label>
             <select id="metrics-environment" name="environment">{{#environments}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/environments}}</select>
             <label for="metrics-store">Store</label>
@@ -47,7 +47,7 @@ enum MetricsTemplates {
             account token; the columns are in the documentation of exports).</p>
             <form method="get" action="{{exportAction}}" class="wide">
             <label for="export-app">App</label>
-            <select id="export-app" name="app">{{#apps}}<option value="{{app}}"{{#selected}} selected{{/selected}}>{{app}}</option>{{/apps}}</select>
+            <select id="export-app" name="app">{{#apps}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/apps}}</select>
             <label for="export-kind">What</label>
             <select id="export-kind" name="kind"><option value="purchases">Purchases</option><option value="events">Events</option><option value="metrics">Metrics</option><option value="cohorts">Cohorts</option></select>
             <label for="export-from">From (UTC day)</label>

@@ -34,7 +34,7 @@ extension AdminController {
         let page = try await MetricsPage.answer(request, apps: apps, action: "/admin/metrics", actor: Self.staffActor(session),
                                                 metrics: metrics, today: MetricDay(containing: now()))
         var values = page.values
-        if session.isOperator { values["exportAction"] = "/admin/exports" }
-        return try await render(.adminMetrics, session: session, title: "Metrics", values, status: page.status)
+        if session.isOperator { values.exportAction = "/admin/exports" }
+        return try await render(.adminMetrics, session: session, title: "Metrics", page: values, status: page.status)
     }
 }

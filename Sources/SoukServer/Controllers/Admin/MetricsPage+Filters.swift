@@ -13,21 +13,19 @@ extension MetricsPage {
 
     /// The form's filter fields. A product or country asked for that the rollup has no numbers of
     /// stays chosen (its numbers are zero), so the page says what it shows.
-    static func filterValues(_ form: Form, products: [String], countries: [String]) -> [String: Any] {
-        func options(_ values: [String], chosen: String?, label: (String) -> String) -> [[String: Any]] {
+    static func setFilters(_ form: Form, products: [String], countries: [String], in values: inout Values) {
+        func options(_ values: [String], chosen: String?, label: (String) -> String) -> [Option] {
             var values = values
             if let chosen, !values.contains(chosen) { values.append(chosen) }
-            return values.map { ["value": $0, "label": label($0), "selected": $0 == chosen] }
+            return values.map { Option(value: $0, label: label($0), selected: $0 == chosen) }
         }
         let country = form.filter.scope.country == MetricScope.every ? nil : form.filter.scope.country
-        return [
-            "stores": options(MetricsFilter.stores, chosen: form.store) { storeLabels[$0] ?? $0 },
-            "products": options(products, chosen: form.product) { $0 },
-            "countries": options(countries, chosen: country ?? form.country) { $0 },
-            "environments": [("production", "Production"), ("sandbox", "Sandbox")].map { name, label in
-                ["value": name, "label": label, "selected": (name == "sandbox") == form.filter.sandbox] as [String: Any]
-            },
-        ]
+        values.stores = options(MetricsFilter.stores, chosen: form.store) { storeLabels[$0] ?? $0 }
+        values.products = options(products, chosen: form.product) { $0 }
+        values.countries = options(countries, chosen: country ?? form.country) { $0 }
+        values.environments = [("production", "Production"), ("sandbox", "Sandbox")].map { name, label in
+            Option(value: name, label: label, selected: (name == "sandbox") == form.filter.sandbox)
+        }
     }
 
     /// What the chart's title adds for a filter: ` (country DE, sandbox)`; nothing when unfiltered.

@@ -28,7 +28,59 @@ struct MetricsPage {
         var error: String?
     }
 
-    var values: [String: Any]
+    /// A choice of one of the form's `<select>`s.
+    struct Option: Sendable {
+        let value: String
+        let label: String
+        let selected: Bool
+    }
+
+    /// The chart and its table.
+    struct Chart: Sendable {
+        struct Row: Sendable {
+            let label: String
+            let value: String
+            /// Churn by reason, or the payments left out of the money.
+            let detail: String?
+        }
+
+        let svg: String
+        let title: String
+        let unit: String
+        let id: String
+        let rows: [Row]
+        let valueHeader: String
+        let periodHeader: String
+        let hasDetail: Bool
+        let detailHeader: String?
+        let note: String?
+    }
+
+    /// The `metrics-page` partial's context.
+    struct Values: Sendable {
+        let action: String
+        let from: String
+        let to: String
+        let reportingCurrency: String
+        let apps: [Option]
+        let metrics: [Option]
+        let intervals: [Option]
+        /// The actor reaches no app with a catalog yet.
+        var noApps = false
+        var stores: [Option] = []
+        var products: [Option] = []
+        var countries: [Option] = []
+        var environments: [Option] = []
+        var error: String?
+        /// One cohort table, or none before the query is answered.
+        var cohorts: [CohortHeatMap.Table] = []
+        /// One chart, or none.
+        var chart: [Chart] = []
+        /// Where the console's downloads are (nil: this person has none).
+        var exportAction: String?
+    }
+
+    var values: Values
     var status: HTTPResponse.Status
 
     /// The range shown when the form names none: the last 30 days, today included.
@@ -75,21 +127,20 @@ struct MetricsPage {
     static func answer(_ request: Request, apps: [String], action: String, actor: SoukActor, metrics: DeveloperMetrics,
                        today: MetricDay) async throws -> MetricsPage {
         let form = form(request, apps: apps, today: today)
-        var values: [String: Any] = [
-            "action": action, "from": form.from.description, "to": form.to.description, "reportingCurrency": metrics.reportingCurrency,
-            "apps": apps.map { ["app": $0, "selected": $0 == form.app] },
-            "metrics": MetricName.allCases.map { ["name": $0.rawValue, "label": labels[$0] ?? $0.rawValue, "selected": $0 == form.metric] },
-            "intervals": MetricInterval.allCases.map { ["name": $0.rawValue, "label": "By \($0.rawValue)", "selected": $0 == form.interval] },
-        ]
+        var values = Values(
+            action: action, from: form.from.description, to: form.to.description, reportingCurrency: metrics.reportingCurrency,
+            apps: apps.map { Option(value: $0, label: $0, selected: $0 == form.app) },
+            metrics: MetricName.allCases.map { Option(value: $0.rawValue, label: labels[$0] ?? $0.rawValue, selected: $0 == form.metric) },
+            intervals: MetricInterval.allCases.map { Option(value: $0.rawValue, label: "By \($0.rawValue)", selected: $0 == form.interval) })
         guard let app = form.app else {
-            values["noApps"] = true
+            values.noApps = true
             return MetricsPage(values: values, status: .ok)
         }
         // Another's app is not found before anything else is said of the query.
         let choices = try await metrics.choices(actor: actor, app: app, sandbox: form.filter.sandbox)
-        values.merge(filterValues(form, products: choices.products, countries: choices.countries)) { $1 }
+        setFilters(form, products: choices.products, countries: choices.countries, in: &values)
         if let error = form.error {
-            values["error"] = error
+            values.error = error
             return MetricsPage(values: values, status: .badRequest)
         }
         let query = MetricsQuery(app: app, metric: form.metric, from: form.from, to: form.to, interval: form.interval,
@@ -98,28 +149,28 @@ struct MetricsPage {
         do {
             answer = try await metrics.series(actor: actor, query)
         } catch DeveloperOperationError.invalid(let field, let problem) {
-            values["error"] = "\(field): \(problem)"
+            values.error = "\(field): \(problem)"
             return MetricsPage(values: values, status: .unprocessableContent)
         } catch DeveloperOperationError.badParameter(let field, let problem) {
-            values["error"] = "\(field): \(problem)"
+            values.error = "\(field): \(problem)"
             return MetricsPage(values: values, status: .badRequest)
         }
         // The cohort table needs no exchange rate: it is shown beside a chart and beside a missing rate.
         let last = form.to.month, first = last.adding(months: 1 - CohortHeatMap.months)
         let cells = try await metrics.cohorts(actor: actor, app: app, from: first, to: last)
-        values["cohorts"] = [CohortHeatMap.values(app: app, cells: cells, through: last)]
+        values.cohorts = [CohortHeatMap.table(app: app, cells: cells, through: last)]
         switch answer {
         case .points(let points, let currency):
-            values["chart"] = [chart(query, points: points, currency: currency)]
+            values.chart = [chart(query, points: points, currency: currency)]
             return MetricsPage(values: values, status: .ok)
         case .missingRates(let missing):
-            values["error"] = "The metric cannot be converted into \(metrics.reportingCurrency): \(missing.description)."
+            values.error = "The metric cannot be converted into \(metrics.reportingCurrency): \(missing.description)."
             return MetricsPage(values: values, status: .conflict)
         }
     }
 
     /// The chart and its table, as the dashboard's charts are drawn.
-    static func chart(_ query: MetricsQuery, points: [MetricPoint], currency: String?) -> [String: Any] {
+    static func chart(_ query: MetricsQuery, points: [MetricPoint], currency: String?) -> Chart {
         let name = labels[query.metric] ?? query.metric.rawValue
         let each = query.interval.rawValue
         let unit = (currency.map { "\($0), " } ?? "") + (MetricSeries.isLevel(query.metric) ? "at the end of each \(each)" : "per \(each)")
@@ -129,25 +180,21 @@ struct MetricsPage {
         let chart = SVGChart(title: name, unit: unit,
                              points: points.map { SVGChart.Point(label: label($0), value: Int(clamping: $0.value)) }, format: format)
         let detailHeader: String? = query.metric == .churned ? "By reason" : (currency != nil ? "Left out" : nil)
-        let rows = zip(chart.table, points).map { row, point -> [String: String] in
-            var row = row
+        let rows = zip(chart.table, points).map { row, point in
+            var detail: String?
             if let breakdown = point.breakdown {
-                row["detail"] = ChurnReason.allCases.map { "\($0.rawValue) \(breakdown[$0.rawValue] ?? 0)" }.joined(separator: ", ")
+                detail = ChurnReason.allCases.map { "\($0.rawValue) \(breakdown[$0.rawValue] ?? 0)" }.joined(separator: ", ")
             } else if let unknown = point.priceUnknown, unknown > 0 {
-                row["detail"] = "\(unknown) payment(s) without a known price"
+                detail = "\(unknown) payment(s) without a known price"
             }
-            return row
+            return Chart.Row(label: row["label"] ?? "", value: row["value"] ?? "", detail: detail)
         }
-        var values: [String: Any] = [
-            "svg": chart.svg, "title": "\(name) of \(query.app)\(filterTitle(query))", "unit": unit, "id": "table-" + SVGChart.slug(chart.title), "rows": rows,
-            "valueHeader": currency.map { "Value (\($0))" } ?? "Value",
-            "periodHeader": ["day": "Day", "week": "Week from", "month": "Month"][each] ?? "Day",
-            "hasDetail": detailHeader != nil,
-        ]
-        values["detailHeader"] = detailHeader
-        if points.contains(where: { ($0.priceUnknown ?? 0) > 0 }) {
-            values["note"] = "Payments whose store said no price are counted in the subscriptions, but left out of the money."
-        }
-        return values
+        return Chart(
+            svg: chart.svg, title: "\(name) of \(query.app)\(filterTitle(query))", unit: unit, id: "table-" + SVGChart.slug(chart.title), rows: rows,
+            valueHeader: currency.map { "Value (\($0))" } ?? "Value",
+            periodHeader: ["day": "Day", "week": "Week from", "month": "Month"][each] ?? "Day",
+            hasDetail: detailHeader != nil, detailHeader: detailHeader,
+            note: points.contains(where: { ($0.priceUnknown ?? 0) > 0 })
+                ? "Payments whose store said no price are counted in the subscriptions, but left out of the money." : nil)
     }
 }

@@ -31,7 +31,7 @@ extension DeveloperConsoleController {
         let page = try await MetricsPage.answer(request, apps: apps, action: "/developer/metrics", actor: session.actor, metrics: metrics,
                                                 today: MetricDay(containing: services.now()))
         var values = page.values
-        values["exportAction"] = "/developer/exports"
-        return try await render(.developerMetrics, session: session, title: "Metrics", values, status: page.status)
+        values.exportAction = "/developer/exports"
+        return try await render(.developerMetrics, session: session, title: "Metrics", page: values, status: page.status)
     }
 }
