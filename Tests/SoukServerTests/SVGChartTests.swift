@@ -16,7 +16,7 @@ import Testing
         #expect(!svg.contains("<per day>") && svg.contains("&lt;per day&gt;"))
         #expect(svg.components(separatedBy: "<rect ").count - 1 == 3)
         #expect(chart.description == "Installs <per day>, 11-01 to 11-03: total 20 installs; highest 12 on 11-02; latest 5 on 11-03.")
-        #expect(chart.table == [["label": "11-01", "value": "3"], ["label": "11-02", "value": "12"], ["label": "11-03", "value": "5"]])
+        #expect(chart.table.map { [$0.label, $0.value] } == [["11-01", "3"], ["11-02", "12"], ["11-03", "5"]])
         #expect(SVGChart(title: "Empty", unit: "x", points: []).description == "Empty: no data.")
     }
 

@@ -119,8 +119,11 @@ import Testing
                     let days = try await ledger.list()
                     return days.count == 3 && days.allSatisfy { $0.writtenAt != nil }
                 }
-                let metrics = try await client.execute(uri: "/metrics", method: .get)
-                #expect(String(buffer: metrics.body).contains("souk_scheduled_exports_total{outcome=\"written\"} 3"))
+                // The worker counts a day just after it records it written: wait for the count too.
+                try await eventually("the server counted the three days on its metrics") {
+                    let metrics = try await client.execute(uri: "/metrics", method: .get)
+                    return String(buffer: metrics.body).contains("souk_scheduled_exports_total{outcome=\"written\"} 3")
+                }
                 #expect(bucket.objects.count == 10)
             }
         }

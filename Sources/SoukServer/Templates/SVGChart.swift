@@ -69,9 +69,15 @@ struct SVGChart: Sendable {
             + "latest \(format(last.value)) on \(last.label)."
     }
 
-    /// The same numbers for the table beside the chart: `[["label": …, "value": …]]`.
-    var table: [[String: String]] {
-        points.map { ["label": $0.label, "value": format($0.value)] }
+    /// A line of the table beside the chart.
+    struct Row: Sendable {
+        let label: String
+        let value: String
+    }
+
+    /// The same numbers for the table beside the chart.
+    var table: [Row] {
+        points.map { Row(label: $0.label, value: format($0.value)) }
     }
 
     /// 1, 2 or 5 times a power of ten, at least `value`: the axis's top.

@@ -29,40 +29,38 @@ extension AdminController {
     }
 
     private func appsPage(session: ConsoleSession, request: Request, error: String?, status: HTTPResponse.Status,
-                          entered: [String: String] = [:]) async throws -> Response {
+                          entered: AdminAppsValues.Entered = .init()) async throws -> Response {
         let query = request.uri.queryParameters["q"].map(String.init) ?? ""
         let page = Self.page(request)
         let found = try await services.catalog.consoleApps(matching: query, limit: Self.pageSize + 1, offset: ProductLists.offset(page: page, size: Self.pageSize))
-        var values: [String: Any] = [
-            "query": query,
-            "apps": found.prefix(Self.pageSize).map { app in
-                ["id": String(app.appleItemId), "name": app.name, "bundleId": app.bundleId, "availability": app.availability.summary,
-                 "access": app.access.rawValue]
+        let values = AdminAppsValues(
+            query: query,
+            apps: found.prefix(Self.pageSize).map { app in
+                .init(id: String(app.appleItemId), name: app.name, bundleId: app.bundleId, availability: app.availability.summary,
+                      access: app.access.rawValue)
             },
-            "none": found.isEmpty,
-            "pager": Self.pager(path: "/admin/apps", query: ["q": query], page: page, hasMore: found.count > Self.pageSize),
-            "entered": entered,
-        ]
-        values["error"] = error
-        return try await render(.adminApps, session: session, title: "Apps", values, status: status)
+            none: found.isEmpty,
+            pager: Self.pager(path: "/admin/apps", query: ["q": query], page: page, hasMore: found.count > Self.pageSize),
+            entered: entered, error: error)
+        return try await render(.adminApps, session: session, title: "Apps", page: values, status: status)
     }
 
     /// Adds an app (operators): AppleItemID, bundle id, name, developer, access.
     @Sendable func createApp(_ request: Request, context: Context) async throws -> Response {
         let (session, form) = try await consoleForm(request, context: context)
-        let entered = ["appleItemId": form["appleItemId"] ?? "", "bundleId": form["bundleId"] ?? "", "name": form["name"] ?? "",
-                       "developer": form["developer"] ?? ""]
+        let entered = AdminAppsValues.Entered(appleItemId: form["appleItemId"] ?? "", bundleId: form["bundleId"] ?? "",
+                                              name: form["name"] ?? "", developer: form["developer"] ?? "")
         func refuse(_ message: String) async throws -> Response {
             try await appsPage(session: session, request: request, error: message, status: .badRequest, entered: entered)
         }
-        guard let id = AppleID.parse(entered["appleItemId"] ?? "") else {
+        guard let id = AppleID.parse(entered.appleItemId) else {
             return try await refuse("The AppleItemID must be a decimal number.")
         }
         guard let access = AccessPolicy(rawValue: form["access"] ?? "public") else { return try await refuse("Access must be public or account.") }
         let app: AppRecord
         do {
             app = try await CreateApp(services: developerServices)(NewApp(
-                appleItemId: id, bundleId: entered["bundleId"] ?? "", name: entered["name"] ?? "", developerName: entered["developer"] ?? "",
+                appleItemId: id, bundleId: entered.bundleId, name: entered.name, developerName: entered.developer,
                 access: access), actor: Self.staffActor(session))
         } catch let error as CatalogError {
             return try await refuse(error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")

@@ -22,13 +22,13 @@ extension AdminController {
     @Sendable func catalogs(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()
         let store = services.commerceCatalogs.store
-        var rows: [[String: String]] = []
+        var rows: [AdminCatalogsValues.Catalog] = []
         for app in try await store.apps() {
             guard let state = try await store.state(app: app) else { continue }
-            rows.append(["app": app, "revision": String(state.revision), "onSale": String(state.catalog.products.count),
-                         "retired": String(state.retired.count), "modified": WebController<Context>.format(state.modifiedAt)])
+            rows.append(.init(app: app, revision: String(state.revision), onSale: String(state.catalog.products.count),
+                              retired: String(state.retired.count), modified: WebController<Context>.format(state.modifiedAt)))
         }
-        return try await render(.adminCatalogs, session: session, title: "Catalogs", ["catalogs": rows])
+        return try await render(.adminCatalogs, session: session, title: "Catalogs", page: AdminCatalogsValues(catalogs: rows))
     }
 
     func requireCatalog(_ context: Context) async throws -> CommerceCatalogState {
@@ -82,12 +82,10 @@ extension AdminController {
     private func productEditor(session: ConsoleSession, state: CommerceCatalogState, productId: String, text: String, error: String?,
                                status: HTTPResponse.Status = .ok) async throws -> Response {
         let app = state.catalog.app
-        var values: [String: Any] = [
-            "app": app, "productId": productId, "text": text, "catalogHref": "/admin/catalog/\(Self.pathComponent(app))",
-            "action": "/admin/catalog/\(Self.pathComponent(app))/products/\(Self.pathComponent(productId))/review",
-        ]
-        values["error"] = error
-        return try await render(.adminProduct, session: session, title: "\(productId) · \(app)", values, status: status)
+        let values = AdminProductValues(
+            app: app, productId: productId, text: text, catalogHref: "/admin/catalog/\(Self.pathComponent(app))",
+            action: "/admin/catalog/\(Self.pathComponent(app))/products/\(Self.pathComponent(productId))/review", error: error)
+        return try await render(.adminProduct, session: session, title: "\(productId) · \(app)", page: values, status: status)
     }
 
     /// Reads one edited product, puts it in place of the stored one, and shows what applying would change.

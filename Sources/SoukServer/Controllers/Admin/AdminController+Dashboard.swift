@@ -15,16 +15,9 @@ extension AdminController {
 
     /// The counts now and the charts, computed at most once a minute per process: counting a
     /// million purchases takes longer than a page may.
-    func dashboardFigures() async throws -> (counts: (figures: PeopleDirectory.Counts, at: Date), charts: [[String: Any]]) {
+    func dashboardFigures() async throws -> (counts: (figures: PeopleDirectory.Counts, at: Date), charts: [DashboardChart]) {
         let snapshot = try await dashboardSnapshot()
-        let charts = snapshot.charts.map { chart in
-            var values: [String: Any] = ["svg": chart.svg, "title": chart.title, "rows": chart.rows, "id": chart.id]
-            values["perItem"] = chart.perItem
-            values["hasPerItem"] = chart.perItem != nil
-            values["note"] = chart.note
-            return values
-        }
-        return ((snapshot.counts, snapshot.at), charts)
+        return ((snapshot.counts, snapshot.at), snapshot.charts)
     }
 
     private func dashboardSnapshot() async throws -> DashboardSnapshot {
@@ -44,14 +37,14 @@ extension AdminController {
             SVGChart(title: "Active subscriptions", unit: "at the end of each day",
                      points: zip(labels, figures.activeSubscriptions).map { SVGChart.Point(label: $0, value: $1) }),
         ]
-        var perItem: [[String: String]] = []
+        var perItem: [DashboardChart.ItemRevenue] = []
         let names = try await services.catalog.appNames(Set(figures.revenue.flatMap(\.perItem.keys).compactMap(Self.appleItemId(ofItem:))))
         for revenue in figures.revenue {
             let format: @Sendable (Int) -> String = { Price(currency: revenue.currency, amount: $0).formatted }
             charts.append(SVGChart(title: "Revenue in \(revenue.currency)", unit: "per day",
                                    points: zip(labels, revenue.perDay).map { SVGChart.Point(label: $0, value: $1) }, format: format))
             for (item, amount) in revenue.perItem.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
-                perItem.append(["item": Self.itemName(item, names: names), "amount": format(amount)])
+                perItem.append(.init(item: Self.itemName(item, names: names), amount: format(amount)))
             }
         }
         if figures.revenue.isEmpty {
@@ -59,7 +52,10 @@ extension AdminController {
         }
         var values = charts.map { DashboardChart(svg: $0.svg, title: $0.title, id: "table-" + SVGChart.slug($0.title), rows: $0.table) }
         // Revenue per item is listed under the last revenue chart (all currencies, highest first).
-        if !perItem.isEmpty { values[values.count - 1].perItem = perItem }
+        if !perItem.isEmpty {
+            values[values.count - 1].perItem = perItem
+            values[values.count - 1].hasPerItem = true
+        }
         if figures.revenue.isEmpty { values[values.count - 1].note = "No sales in these 30 days: nothing was paid or refunded." }
         let snapshot = DashboardSnapshot(at: end, counts: counts, charts: values)
         dashboardCache.store(snapshot)
@@ -83,8 +79,16 @@ struct DashboardChart: Sendable {
     var svg: String
     var title: String
     var id: String
-    var rows: [[String: String]]
-    var perItem: [[String: String]]?
+    /// Revenue of one app or plan over the 30 days.
+    struct ItemRevenue: Sendable {
+        let item: String
+        let amount: String
+    }
+
+    var rows: [SVGChart.Row]
+    /// Under the last revenue chart: every app's and plan's revenue, highest first.
+    var perItem: [ItemRevenue] = []
+    var hasPerItem = false
     /// Said under the chart (an empty revenue chart says why it is empty).
     var note: String?
 }

@@ -14,15 +14,14 @@ extension AdminController {
         let page = Self.page(request)
         let found = try await services.directory.searchRecords(query, limit: Self.pageSize + 1,
                                                                                         offset: ProductLists.offset(page: page, size: Self.pageSize))
-        return try await render(.adminPeople, session: session, title: "People", [
-            "query": query,
-            "people": found.prefix(Self.pageSize).map { account in
-                ["id": account.id.uuidString.lowercased(), "email": account.email, "role": account.role.rawValue,
-                 "status": account.disabled ? "disabled" : "active", "created": account.createdAt.map(WebController<Context>.format) ?? "-"]
+        return try await render(.adminPeople, session: session, title: "People", page: PeopleListValues(
+            query: query,
+            people: found.prefix(Self.pageSize).map { account in
+                .init(id: account.id.uuidString.lowercased(), email: account.email, role: account.role.rawValue,
+                      status: account.disabled ? "disabled" : "active", created: account.createdAt.map(WebController<Context>.format) ?? "-")
             },
-            "none": found.isEmpty,
-            "pager": Self.pager(path: "/admin/people", query: ["q": query], page: page, hasMore: found.count > Self.pageSize),
-        ])
+            none: found.isEmpty,
+            pager: Self.pager(path: "/admin/people", query: ["q": query], page: page, hasMore: found.count > Self.pageSize)))
     }
 
     /// `/admin/people/<id>`: the account's facts, devices, live licenses, purchases, orders and grants.

@@ -40,9 +40,8 @@ extension AdminController {
         let action = request.uri.queryParameters["action"].map(String.init) ?? ""
         let page = Self.page(request)
         let entries = try await audit.list(actor: actor, action: action, limit: Self.pageSize + 1, offset: ProductLists.offset(page: page, size: Self.pageSize))
-        return try await render(.adminAudit, session: session, title: "Audit log", [
-            "actor": actor, "action": action, "entries": entries.prefix(Self.pageSize).map(Self.auditLine), "none": entries.isEmpty,
-            "pager": Self.pager(path: "/admin/audit", query: ["actor": actor, "action": action], page: page, hasMore: entries.count > Self.pageSize),
-        ])
+        return try await render(.adminAudit, session: session, title: "Audit log", page: AuditPageValues(
+            actor: actor, action: action, entries: entries.prefix(Self.pageSize).map(Self.auditLine), none: entries.isEmpty,
+            pager: Self.pager(path: "/admin/audit", query: ["actor": actor, "action": action], page: page, hasMore: entries.count > Self.pageSize)))
     }
 }

@@ -72,18 +72,13 @@ struct AdminController<Context: ConsoleRequestContext> {
     @Sendable func dashboard(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireConsoleSession()
         let (counts, charts) = try await dashboardFigures()
-        return try await render(.adminDashboard, session: session, title: "Console", [
-            "asOf": WebController<Context>.format(counts.at),
-            "counts": [
-                ["label": "Apps", "value": String(counts.figures.apps)],
-                ["label": "Accounts", "value": String(counts.figures.accounts)],
-                ["label": "Live licenses", "value": String(counts.figures.liveLicenses)],
-                ["label": "Active subscriptions", "value": String(counts.figures.activeSubscriptions)],
-                ["label": "Active promotional grants", "value": String(counts.figures.activeGrants)],
-            ],
-            "recent": try await audit.list(limit: 10).map(Self.auditLine),
-            "charts": charts,
-        ])
+        return try await render(.adminDashboard, session: session, title: "Console", page: DashboardValues(
+            asOf: WebController<Context>.format(counts.at),
+            counts: [("Apps", counts.figures.apps), ("Accounts", counts.figures.accounts), ("Live licenses", counts.figures.liveLicenses),
+                     ("Active subscriptions", counts.figures.activeSubscriptions), ("Active promotional grants", counts.figures.activeGrants)]
+                .map { DashboardValues.Count(label: $0.0, value: String($0.1)) },
+            recent: try await audit.list(limit: 10).map(Self.auditLine),
+            charts: charts))
     }
 
     /// The form of a console POST, after `ConsoleMiddleware` let its session in: 403 without the
@@ -108,30 +103,30 @@ struct AdminController<Context: ConsoleRequestContext> {
         return pages.response(template, ConsolePageContext(layout: layout, page: page), status: status)
     }
 
-    static func auditLine(_ entry: AuditEntry) -> [String: Any] {
-        ["at": WebController<Context>.format(entry.at), "actor": entry.actor, "action": entry.action, "target": entry.target,
-         "changes": changes(before: entry.before, after: entry.after)]
+    static func auditLine(_ entry: AuditEntry) -> AuditLine {
+        AuditLine(at: WebController<Context>.format(entry.at), actor: entry.actor, action: entry.action, target: entry.target,
+                  changes: changes(before: entry.before, after: entry.after))
     }
 
     /// The fields an audit entry changed, as `field: before → after` lines (every field of a
     /// creation; a field only before was removed; long values shortened for the page — `souk audit
     /// export` has them whole).
-    static func changes(before: String?, after: String?) -> [[String: Any]] {
+    static func changes(before: String?, after: String?) -> [AuditLine.Change] {
         func fields(_ json: String?) -> [String: String] {
             guard let data = json?.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
             return object.mapValues { "\($0)" }
         }
         func short(_ text: String) -> String { text.count > 160 ? String(text.prefix(159)) + "…" : text }
         let old = fields(before), new = fields(after)
-        return Set(old.keys).union(new.keys).sorted().compactMap { key -> [String: Any]? in
+        return Set(old.keys).union(new.keys).sorted().compactMap { key in
             guard old[key] != new[key] else { return nil }
-            return ["field": key, "before": short(old[key] ?? ""), "after": short(new[key] ?? ""), "hasBefore": old[key] != nil,
-                    "hasAfter": new[key] != nil]
+            return AuditLine.Change(field: key, before: short(old[key] ?? ""), after: short(new[key] ?? ""), hasBefore: old[key] != nil,
+                                    hasAfter: new[key] != nil)
         }
     }
 
     /// Links to the previous and next page of a list (`nil` where there is none).
-    static func pager(path: String, query: [String: String], page: Int, hasMore: Bool) -> [String: Any] {
+    static func pager(path: String, query: [String: String], page: Int, hasMore: Bool) -> ConsolePager {
         func link(_ page: Int) -> String {
             var items = query.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
             items.append(URLQueryItem(name: "page", value: String(page)))
@@ -140,10 +135,7 @@ struct AdminController<Context: ConsoleRequestContext> {
             components.queryItems = items
             return components.string ?? path
         }
-        var pager: [String: Any] = ["page": String(page)]
-        if page > 1 { pager["previous"] = link(page - 1) }
-        if hasMore { pager["next"] = link(page + 1) }
-        return pager
+        return ConsolePager(page: String(page), previous: page > 1 ? link(page - 1) : nil, next: hasMore ? link(page + 1) : nil)
     }
 
     static func page(_ request: Request) -> Int {

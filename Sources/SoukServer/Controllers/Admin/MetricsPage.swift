@@ -187,7 +187,7 @@ struct MetricsPage {
             } else if let unknown = point.priceUnknown, unknown > 0 {
                 detail = "\(unknown) payment(s) without a known price"
             }
-            return Chart.Row(label: row["label"] ?? "", value: row["value"] ?? "", detail: detail)
+            return Chart.Row(label: row.label, value: row.value, detail: detail)
         }
         return Chart(
             svg: chart.svg, title: "\(name) of \(query.app)\(filterTitle(query))", unit: unit, id: "table-" + SVGChart.slug(chart.title), rows: rows,
