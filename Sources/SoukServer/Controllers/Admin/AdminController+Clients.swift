@@ -54,17 +54,15 @@ extension AdminController {
     private func renderClients(session: ConsoleSession, notice: String? = nil, error: String? = nil, form: [String: String] = [:],
                                status: HTTPResponse.Status = .ok) async throws -> Response {
         let format = WebController<Context>.format
-        var values: [String: Any] = [
-            "clients": try await clientRegistry.list().map { entry in
-                ["clientId": entry.client.clientId, "name": entry.client.name, "kind": entry.client.kind.rawValue,
-                 "app": entry.client.app ?? "any", "redirectURIs": entry.client.redirectURIs.joined(separator: " "),
-                 "created": format(entry.createdAt), "csrfToken": session.csrfToken, "isOperator": session.isOperator]
+        let values = ClientsValues(
+            clients: try await clientRegistry.list().map { entry in
+                .init(clientId: entry.client.clientId, name: entry.client.name, kind: entry.client.kind.rawValue,
+                      app: entry.client.app ?? "any", redirectURIs: entry.client.redirectURIs.joined(separator: " "),
+                      created: format(entry.createdAt))
             },
-            "kinds": RegisteredClient.Kind.allCases.map { ["kind": $0.rawValue, "selected": form["kind"] == $0.rawValue] },
-            "formName": form["name"] ?? "", "formRedirectURIs": form["redirect_uris"] ?? "", "formApp": form["app"] ?? "",
-        ]
-        values["notice"] = notice
-        values["error"] = error
-        return try await render(.adminClients, session: session, title: "Clients", values, status: status)
+            kinds: RegisteredClient.Kind.allCases.map { .init(kind: $0.rawValue, selected: form["kind"] == $0.rawValue) },
+            formName: form["name"] ?? "", formRedirectURIs: form["redirect_uris"] ?? "", formApp: form["app"] ?? "",
+            notice: notice, error: error)
+        return try await render(.adminClients, session: session, title: "Clients", page: values, status: status)
     }
 }

@@ -100,38 +100,36 @@ extension AdminController {
 
     private func confirmMassExtension(session: ConsoleSession, plan: AppleOperations.MassExtensionPlan) async throws -> Response {
         let reason = Self.extendReasons.first { $0.code == String(plan.reason) }?.label ?? String(plan.reason)
-        return try await render(.adminExtensionConfirm, session: session, title: "Extend every subscriber of \(plan.product)", [
-            "app": plan.app, "product": plan.product, "appleProductId": plan.appleProductId, "days": String(plan.days),
-            "reason": String(plan.reason), "reasonLabel": reason, "environment": plan.environment.rawValue,
-            "storefronts": plan.storefronts?.joined(separator: ",") ?? "",
-            "storefrontsText": plan.storefronts.map { "storefronts " + $0.joined(separator: ", ") } ?? "every storefront",
-            "action": Self.extensionsPath(plan.app), "pageHref": Self.extensionsPath(plan.app),
-        ])
+        return try await render(.adminExtensionConfirm, session: session, title: "Extend every subscriber of \(plan.product)",
+                                page: ExtensionConfirmValues(
+            app: plan.app, product: plan.product, appleProductId: plan.appleProductId, days: String(plan.days),
+            reason: String(plan.reason), reasonLabel: reason, environment: plan.environment.rawValue,
+            storefronts: plan.storefronts?.joined(separator: ",") ?? "",
+            storefrontsText: plan.storefronts.map { "storefronts " + $0.joined(separator: ", ") } ?? "every storefront",
+            action: Self.extensionsPath(plan.app), pageHref: Self.extensionsPath(plan.app)))
     }
 
     private func extensionsEditor(session: ConsoleSession, state: CommerceCatalogState, rows: [AppleRenewalExtension], form: MassExtensionForm,
                                   notice: String?, error: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
         let app = state.catalog.app
         func count<T: BinaryInteger>(_ value: T?) -> String { value.map { String($0) } ?? "-" }
-        var values: [String: Any] = [
-            "app": app, "catalogHref": "/admin/catalog/\(Self.pathComponent(app))", "action": Self.extensionsPath(app),
-            "canExtend": session.role >= StaffScope.Action.extendSubscriptions.minimumRole,
-            "subscriptions": state.catalog.products.filter { $0.type == .autoRenewable }.map { product -> [String: Any] in
-                ["id": product.id, "sku": product.skus[.appleStore] ?? product.id, "selected": product.id == form.product]
+        let values = ExtensionsValues(
+            app: app, catalogHref: "/admin/catalog/\(Self.pathComponent(app))", action: Self.extensionsPath(app),
+            canExtend: session.role >= StaffScope.Action.extendSubscriptions.minimumRole,
+            subscriptions: state.catalog.products.filter { $0.type == .autoRenewable }.map { product in
+                .init(id: product.id, sku: product.skus[.appleStore] ?? product.id, selected: product.id == form.product)
             },
-            "reasons": Self.extendReasons.map { ["code": $0.code, "label": $0.label, "selected": $0.code == form.reason] },
-            "environments": CommerceEnvironment.allCases.map { ["name": $0.rawValue, "selected": $0.rawValue == form.environment] },
-            "days": form.days, "storefronts": form.storefronts,
-            "requests": rows.map { row -> [String: Any] in
-                ["requested": WebController<Context>.format(row.requestedAt), "kind": row.kind.rawValue, "request": row.requestIdentifier,
-                 "product": row.productId ?? "-", "subscription": row.originalTransactionId ?? "-", "days": String(row.extendByDays),
-                 "reason": String(row.reasonCode), "status": row.status.rawValue, "succeeded": count(row.succeededCount),
-                 "failed": count(row.failedCount), "moved": count(row.movedCount), "by": row.requestedBy, "detail": row.detail ?? "-",
-                 "environment": row.environment.rawValue]
+            reasons: Self.extendReasons.map { .init(code: $0.code, label: $0.label, selected: $0.code == form.reason) },
+            environments: CommerceEnvironment.allCases.map { .init(name: $0.rawValue, selected: $0.rawValue == form.environment) },
+            days: form.days, storefronts: form.storefronts,
+            requests: rows.map { row in
+                .init(requested: WebController<Context>.format(row.requestedAt), kind: row.kind.rawValue, request: row.requestIdentifier,
+                      product: row.productId ?? "-", subscription: row.originalTransactionId ?? "-", days: String(row.extendByDays),
+                      reason: String(row.reasonCode), status: row.status.rawValue, succeeded: count(row.succeededCount),
+                      failed: count(row.failedCount), moved: count(row.movedCount), by: row.requestedBy, detail: row.detail ?? "-",
+                      environment: row.environment.rawValue)
             },
-        ]
-        values["notice"] = notice
-        values["error"] = error
-        return try await render(.adminExtensions, session: session, title: "Renewal-date extensions of \(app)", values, status: status)
+            notice: notice, error: error)
+        return try await render(.adminExtensions, session: session, title: "Renewal-date extensions of \(app)", page: values, status: status)
     }
 }

@@ -27,16 +27,12 @@ extension AdminController {
         let session = try context.requireConsoleSession()
         let queue = try await versionReview.queue(actor: Self.staffActor(session))
         let notice = request.uri.queryParameters["done"].flatMap { ["approved": "Version released.", "rejected": "Version rejected."][String($0)] }
-        var values: [String: Any] = [
-            "versions": queue.map { version in
-                ["app": version.appName, "item": String(version.appleItemId), "version": String(version.appleVersionId),
-                 "short": version.shortVersionString, "build": version.bundleVersion,
-                 "developer": version.developerName ?? "the marketplace", "uploaded": version.uploadedAt.map(WebController<Context>.format) ?? "-",
-                 "href": "/admin/review/\(version.appleItemId)/\(version.appleVersionId)"]
-            },
-        ]
-        values["notice"] = notice
-        return try await render(.adminReviewQueue, session: session, title: "Review", values)
+        let values = ReviewQueueValues(versions: queue.map { version in
+            .init(app: version.appName, version: String(version.appleVersionId), short: version.shortVersionString, build: version.bundleVersion,
+                  developer: version.developerName ?? "the marketplace", uploaded: version.uploadedAt.map(WebController<Context>.format) ?? "-",
+                  href: "/admin/review/\(version.appleItemId)/\(version.appleVersionId)")
+        }, notice: notice)
+        return try await render(.adminReviewQueue, session: session, title: "Review", page: values)
     }
 
     /// `/admin/review/<AppleItemID>/<AppleVersionID>`: the version's facts and what changed since the previous release.
@@ -92,32 +88,29 @@ extension AdminController {
         } catch VersionReview.Failure.notFound {
             throw Problem(.notFound, "No app has a version with these ids.")
         }
-        let facts = comparison.version
+        let reviewed = comparison.version
         // Every fact is shown (a wide context): the reviewer reads the whole list with its changes marked.
-        let diff = comparison.previous.map { TextDiff.lines(from: $0.lines.joined(separator: "\n"), to: facts.lines.joined(separator: "\n"), context: 50) ?? [] }
-            ?? facts.lines.map { TextDiff.Line(kind: .added, text: $0) }
+        let diff = comparison.previous.map { TextDiff.lines(from: $0.lines.joined(separator: "\n"), to: reviewed.lines.joined(separator: "\n"), context: 50) ?? [] }
+            ?? reviewed.lines.map { TextDiff.Line(kind: .added, text: $0) }
         let path = "/admin/review/\(item)/\(version)"
-        var values: [String: Any] = [
-            "app": facts.appName, "short": facts.shortVersionString, "item": String(item), "version": String(version),
-            "state": facts.reviewState.rawValue.replacingOccurrences(of: "_", with: " "), "inReview": facts.reviewState == .inReview,
-            "facts": [
-                ["name": "Version", "value": "\(facts.shortVersionString) (bundle version \(facts.bundleVersion))"],
-                ["name": "Platforms", "value": facts.platforms.sorted().joined(separator: ", ")],
-                ["name": "Minimum OS", "value": facts.minimumOS.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")],
-                ["name": "Capabilities", "value": facts.capabilities.isEmpty ? "none" : facts.capabilities.sorted().joined(separator: ", ")],
-                ["name": "Size", "value": "\(facts.size) bytes"],
-                ["name": "Organisation", "value": facts.developerName.map { "\($0) (\(facts.developerID ?? ""))" } ?? "the marketplace"],
-                ["name": "Uploaded", "value": facts.uploadedAt.map(WebController<Context>.format) ?? "-"],
-            ],
-            "diff": diff.map { line -> [String: Any] in
-                ["text": line.text, "added": line.kind == .added, "removed": line.kind == .removed]
-            },
-            "approveAction": path + "/approve", "rejectAction": path + "/reject", "maxReason": String(VersionReview.maxReasonLength),
+        let facts = [
+            ("Version", "\(reviewed.shortVersionString) (bundle version \(reviewed.bundleVersion))"),
+            ("Platforms", reviewed.platforms.sorted().joined(separator: ", ")),
+            ("Minimum OS", reviewed.minimumOS.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
+            ("Capabilities", reviewed.capabilities.isEmpty ? "none" : reviewed.capabilities.sorted().joined(separator: ", ")),
+            ("Size", "\(reviewed.size) bytes"),
+            ("Organisation", reviewed.developerName.map { "\($0) (\(reviewed.developerID ?? ""))" } ?? "the marketplace"),
+            ("Uploaded", reviewed.uploadedAt.map(WebController<Context>.format) ?? "-"),
         ]
-        values["error"] = error
-        values["reason"] = facts.reviewReason
-        values["previous"] = comparison.previous.map { "\($0.shortVersionString) (\($0.bundleVersion), AppleVersionID \($0.appleVersionId))" }
-        return try await render(.adminReviewVersion, session: session, title: "Review of \(facts.appName) \(facts.shortVersionString)",
-                                values, status: status)
+        let values = ReviewVersionValues(
+            app: reviewed.appName, short: reviewed.shortVersionString, item: String(item), version: String(version),
+            state: reviewed.reviewState.rawValue.replacingOccurrences(of: "_", with: " "), inReview: reviewed.reviewState == .inReview,
+            facts: facts.map { ReviewVersionValues.Fact(name: $0.0, value: $0.1) },
+            diff: diff.map { .init(text: $0.text, added: $0.kind == .added, removed: $0.kind == .removed) },
+            approveAction: path + "/approve", rejectAction: path + "/reject", maxReason: String(VersionReview.maxReasonLength),
+            error: error, reason: reviewed.reviewReason,
+            previous: comparison.previous.map { "\($0.shortVersionString) (\($0.bundleVersion), AppleVersionID \($0.appleVersionId))" })
+        return try await render(.adminReviewVersion, session: session, title: "Review of \(reviewed.appName) \(reviewed.shortVersionString)",
+                                page: values, status: status)
     }
 }

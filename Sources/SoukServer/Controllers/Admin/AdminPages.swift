@@ -112,3 +112,144 @@ struct AdminProductValues: Sendable {
     let action: String
     let error: String?
 }
+
+/// `admin-review-queue`: versions waiting for review, the longest-waiting first.
+struct ReviewQueueValues: Sendable {
+    struct Version: Sendable {
+        let app: String
+        let version: String
+        let short: String
+        let build: String
+        let developer: String
+        let uploaded: String
+        let href: String
+    }
+
+    let versions: [Version]
+    let notice: String?
+}
+
+/// `admin-review-version`: a version's facts, what changed since the previous release, and the
+/// approve and reject forms.
+struct ReviewVersionValues: Sendable {
+    struct Fact: Sendable {
+        let name: String
+        let value: String
+    }
+
+    struct Line: Sendable {
+        let text: String
+        let added: Bool
+        let removed: Bool
+    }
+
+    let app: String
+    let short: String
+    let item: String
+    let version: String
+    let state: String
+    let inReview: Bool
+    let facts: [Fact]
+    let diff: [Line]
+    let approveAction: String
+    let rejectAction: String
+    let maxReason: String
+    let error: String?
+    /// Why the version was rejected, once it is.
+    let reason: String?
+    /// The release it is compared with; nil for an app's first.
+    let previous: String?
+}
+
+/// `admin-clients`: the registered OAuth clients and the form that registers one (what the
+/// operator entered is kept when it is refused).
+struct ClientsValues: Sendable {
+    struct Client: Sendable {
+        let clientId: String
+        let name: String
+        let kind: String
+        let app: String
+        let redirectURIs: String
+        let created: String
+    }
+
+    struct Kind: Sendable {
+        let kind: String
+        let selected: Bool
+    }
+
+    let clients: [Client]
+    let kinds: [Kind]
+    let formName: String
+    let formRedirectURIs: String
+    let formApp: String
+    let notice: String?
+    let error: String?
+}
+
+/// `admin-extensions`: an app's App Store renewal-date extension requests and the form of a mass
+/// extension.
+struct ExtensionsValues: Sendable {
+    struct Subscription: Sendable {
+        let id: String
+        let sku: String
+        let selected: Bool
+    }
+
+    struct Reason: Sendable {
+        let code: String
+        let label: String
+        let selected: Bool
+    }
+
+    struct Environment: Sendable {
+        let name: String
+        let selected: Bool
+    }
+
+    struct Request: Sendable {
+        let requested: String
+        let kind: String
+        let request: String
+        let product: String
+        let subscription: String
+        let days: String
+        let reason: String
+        let status: String
+        let succeeded: String
+        let failed: String
+        let moved: String
+        let by: String
+        let detail: String
+        let environment: String
+    }
+
+    let app: String
+    let catalogHref: String
+    let action: String
+    let canExtend: Bool
+    let subscriptions: [Subscription]
+    let reasons: [Reason]
+    let environments: [Environment]
+    let days: String
+    let storefronts: String
+    let requests: [Request]
+    let notice: String?
+    let error: String?
+}
+
+/// `admin-extension-confirm`: what a mass extension will ask of Apple, to confirm.
+struct ExtensionConfirmValues: Sendable {
+    let app: String
+    let product: String
+    let appleProductId: String
+    let days: String
+    let reason: String
+    let reasonLabel: String
+    let environment: String
+    /// The storefronts as the form sends them again (comma-separated; empty: every one).
+    let storefronts: String
+    let storefrontsText: String
+    let action: String
+    let pageHref: String
+}
