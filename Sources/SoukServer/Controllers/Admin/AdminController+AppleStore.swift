@@ -50,30 +50,27 @@ extension AdminController {
             let apps = try await services.commerceCatalogs.store.apps()
             if apps.count == 1 { app = apps[0] }
         }
-        var values: [String: Any] = ["order": order, "app": app, "transactions": [[String: Any]]()]
-        guard !order.isEmpty else { return try await render(.adminAppStoreOrder, session: session, title: "App Store order", values) }
+        var values = AppStoreOrderValues(order: order, app: app)
+        guard !order.isEmpty else { return try await render(.adminAppStoreOrder, session: session, title: "App Store order", page: values) }
         do {
             let finding = try await services.stores.apple().findOrder(app: app, orderId: order)
             var emails: [UUID: String] = [:]
             for id in finding.accounts { emails[id] = try await services.catalog.people.account(id: id)?.email }
-            values["unknown"] = !finding.valid
-            values["transactions"] = finding.transactions.map { row -> [String: Any] in
-                var line: [String: Any] = ["transaction": row.transactionId, "product": row.productId ?? "-",
-                                           "purchased": row.purchaseDate.map(WebController<Context>.format) ?? "-",
-                                           "status": row.purchase?.status.rawValue ?? "-"]
-                if let purchase = row.purchase {
-                    line["person"] = purchase.accountId.uuidString.lowercased()
-                    line["email"] = emails[purchase.accountId] ?? purchase.accountId.uuidString.lowercased()
-                }
-                return line
+            values.unknown = !finding.valid
+            values.transactions = finding.transactions.map { row in
+                let person = row.purchase?.accountId
+                return .init(transaction: row.transactionId, product: row.productId ?? "-",
+                             purchased: row.purchaseDate.map(WebController<Context>.format) ?? "-", status: row.purchase?.status.rawValue ?? "-",
+                             person: person?.uuidString.lowercased(),
+                             email: person.map { emails[$0] ?? $0.uuidString.lowercased() })
             }
-            return try await render(.adminAppStoreOrder, session: session, title: "App Store order", values)
+            return try await render(.adminAppStoreOrder, session: session, title: "App Store order", page: values)
         } catch let refusal as AppleOperations.Refusal {
-            values["error"] = refusal.description
-            return try await render(.adminAppStoreOrder, session: session, title: "App Store order", values, status: .badRequest)
+            values.error = refusal.description
+            return try await render(.adminAppStoreOrder, session: session, title: "App Store order", page: values, status: .badRequest)
         } catch let fault as StoreFault {
-            values["error"] = "Apple gave no answer (\(fault.description)); try again later."
-            return try await render(.adminAppStoreOrder, session: session, title: "App Store order", values, status: .serviceUnavailable)
+            values.error = "Apple gave no answer (\(fault.description)); try again later."
+            return try await render(.adminAppStoreOrder, session: session, title: "App Store order", page: values, status: .serviceUnavailable)
         }
     }
 }

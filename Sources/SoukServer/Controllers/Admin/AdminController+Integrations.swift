@@ -32,41 +32,38 @@ extension AdminController {
         let format = WebController<Context>.format
         let apps = try await services.commerceCatalogs.store.apps()
         let chosen = request.uri.queryParameters["app"].map(String.init).flatMap { apps.contains($0) ? $0 : nil } ?? apps.first
-        var values: [String: Any] = [
-            "ascEvents": try await services.appStoreConnectEvents.recent(limit: Self.integrationRows).map { event in
-                ["type": event.type, "id": event.eventId, "state": event.state.rawValue, "attempts": String(event.attempts),
-                 "received": format(event.receivedAt), "error": event.lastError ?? ""]
+        var values = IntegrationsValues(
+            ascEvents: try await services.appStoreConnectEvents.recent(limit: Self.integrationRows).map { event in
+                .init(type: event.type, state: event.state.rawValue, attempts: String(event.attempts), received: format(event.receivedAt),
+                      error: event.lastError ?? "")
             },
-            "stores": try await services.storeStatus.list().map { status in
-                ["app": status.app, "store": status.store.rawValue, "ok": status.lastOkAt.map(format) ?? "never",
-                 "error": status.lastError.map { "\($0) (\(status.lastErrorAt.map(format) ?? ""))" } ?? "",
-                 "state": status.isFailing ? "failing" : "ok"]
+            stores: try await services.storeStatus.list().map { status in
+                .init(app: status.app, store: status.store.rawValue, ok: status.lastOkAt.map(format) ?? "never",
+                      error: status.lastError.map { "\($0) (\(status.lastErrorAt.map(format) ?? ""))" } ?? "",
+                      state: status.isFailing ? "failing" : "ok")
             },
-            "apps": apps.map { ["app": $0, "selected": $0 == chosen] },
-            "keys": try await services.installVerificationKeys.store.publishedKeys(
+            apps: apps.map { .init(app: $0, selected: $0 == chosen) },
+            keys: try await services.installVerificationKeys.store.publishedKeys(
                 retiredAfter: now().addingTimeInterval(-InstallVerificationKeyring.publicationGrace)).map { key in
-                ["owner": key.owner == InstallVerificationKeyRecord.marketplaceOwner ? "the marketplace" : "app \(key.owner)", "kid": key.kid,
-                 "created": key.createdAt.map(format) ?? "-", "state": key.retiredAt.map { "retired \(format($0)), still published" } ?? "signing"]
+                .init(owner: key.owner == InstallVerificationKeyRecord.marketplaceOwner ? "the marketplace" : "app \(key.owner)", kid: key.kid,
+                      created: key.createdAt.map(format) ?? "-", state: key.retiredAt.map { "retired \(format($0)), still published" } ?? "signing")
             },
-        ]
+            notice: notice, error: error, publicKey: publicKey)
         if let chosen {
-            values["app"] = chosen
-            values["notifications"] = try await services.storeNotifications
+            values.app = chosen
+            values.notifications = try await services.storeNotifications
                 .notifications(app: chosen, limit: Self.integrationRows).map { item in
-                    ["store": item.received.store, "type": item.received.type + (item.received.subtype.map { "/\($0)" } ?? ""),
-                     "environment": item.received.environment ?? "", "status": item.status.rawValue, "summary": item.summary ?? item.lastError ?? "",
-                     "received": format(item.receivedAt)]
+                    .init(store: item.received.store, type: item.received.type + (item.received.subtype.map { "/\($0)" } ?? ""),
+                          environment: item.received.environment ?? "", status: item.status.rawValue, summary: item.summary ?? item.lastError ?? "",
+                          received: format(item.receivedAt))
                 }
-            values["deliveries"] = try await services.webhooks.deliveries(app: chosen, limit: Self.integrationRows).map { delivery in
-                ["event": delivery.eventId.uuidString.lowercased(), "type": delivery.eventType, "url": delivery.url, "status": delivery.status.rawValue,
-                 "attempts": String(delivery.attempts), "last": delivery.lastStatus.map(String.init) ?? delivery.lastError ?? "",
-                 "created": format(delivery.createdAt), "app": chosen, "csrfToken": session.csrfToken]
+            values.deliveries = try await services.webhooks.deliveries(app: chosen, limit: Self.integrationRows).map { delivery in
+                .init(event: delivery.eventId.uuidString.lowercased(), type: delivery.eventType, url: delivery.url, status: delivery.status.rawValue,
+                      attempts: String(delivery.attempts), last: delivery.lastStatus.map(String.init) ?? delivery.lastError ?? "",
+                      created: format(delivery.createdAt), app: chosen)
             }
         }
-        values["notice"] = notice
-        values["error"] = error
-        values["publicKey"] = publicKey
-        return try await render(.adminIntegrations, session: session, title: "Integrations", values, status: status)
+        return try await render(.adminIntegrations, session: session, title: "Integrations", page: values, status: status)
     }
 
     /// Queues one event's webhook deliveries again (support and operators).

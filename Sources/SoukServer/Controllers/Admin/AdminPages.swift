@@ -253,3 +253,89 @@ struct ExtensionConfirmValues: Sendable {
     let action: String
     let pageHref: String
 }
+
+/// `admin-integrations`: App Store Connect events, the stores' health, the install verification
+/// keys, and one app's store notifications and webhook deliveries.
+struct IntegrationsValues: Sendable {
+    struct Event: Sendable {
+        let type: String
+        let state: String
+        let attempts: String
+        let received: String
+        let error: String
+    }
+
+    struct Store: Sendable {
+        let app: String
+        let store: String
+        let ok: String
+        let error: String
+        let state: String
+    }
+
+    struct App: Sendable {
+        let app: String
+        let selected: Bool
+    }
+
+    struct Key: Sendable {
+        let owner: String
+        let kid: String
+        let created: String
+        let state: String
+    }
+
+    struct Notification: Sendable {
+        let store: String
+        let type: String
+        let environment: String
+        let status: String
+        let summary: String
+        let received: String
+    }
+
+    struct Delivery: Sendable {
+        let event: String
+        let type: String
+        let url: String
+        let status: String
+        let attempts: String
+        let last: String
+        let created: String
+        /// The app the redelivery form names.
+        let app: String
+    }
+
+    let ascEvents: [Event]
+    let stores: [Store]
+    let apps: [App]
+    let keys: [Key]
+    /// The app whose notifications and deliveries are shown (nil: no app has a catalog).
+    var app: String?
+    var notifications: [Notification] = []
+    var deliveries: [Delivery] = []
+    var notice: String?
+    var error: String?
+    /// A new install verification key's public key, shown once after a rotation.
+    var publicKey: String?
+}
+
+/// `admin-app-store-order`: Apple's Look Up Order ID, and the accounts and purchases it names.
+struct AppStoreOrderValues: Sendable {
+    struct Transaction: Sendable {
+        let transaction: String
+        let product: String
+        let purchased: String
+        let status: String
+        /// The account that holds the purchase, when Souk has it.
+        let person: String?
+        let email: String?
+    }
+
+    let order: String
+    let app: String
+    var transactions: [Transaction] = []
+    /// Apple does not know the order.
+    var unknown = false
+    var error: String?
+}
