@@ -50,63 +50,58 @@ extension AdminController {
                     resetLink: (url: String, expires: String)? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
         let id = account.id
         let at = now()
-        let csrf = session.csrfToken
         let canRefund = allows(.refund, session: session, on: account)
         let format = WebController<Context>.format
         let devices = try await services.tokens.devices(accountID: id).map { device in
-            ["clientId": device.clientId, "signedIn": format(device.signedInAt), "lastUsed": device.lastUsedAt.map(format) ?? "never"]
+            PersonValues.Device(clientId: device.clientId, signedIn: format(device.signedInAt), lastUsed: device.lastUsedAt.map(format) ?? "never")
         }
         let licenses = try await services.licenses.list(accountID: id, limit: 1000).filter { $0.isLive(at: at) }
-            .map { ["license": String($0.licenseId), "app": String($0.appleItemId), "device": $0.deviceId, "expires": format($0.expiresAt)] }
-        let purchases = try await services.purchases.list(account: id, limit: 200).map { purchase -> [String: Any] in
-            ["app": purchase.app, "product": purchase.productId, "store": purchase.store.rawValue, "status": purchase.status.rawValue,
-             "date": format(purchase.purchaseDate ?? purchase.createdAt), "revoked": purchase.revokedAt.map(format) ?? "",
-             // A Google Play purchase is refunded at Google from here (StoreRefunds); other stores refund in their own consoles.
-             "refundable": canRefund && purchase.store == .googlePlay && purchase.status == .granted && purchase.revokedAt == nil,
-             "subscription": purchase.productType == .autoRenewable || purchase.expiresDate != nil,
-             "payment": purchase.paymentId.uuidString.lowercased(), "person": id.uuidString.lowercased(), "csrfToken": csrf]
+            .map { PersonValues.License(license: String($0.licenseId), app: String($0.appleItemId), device: $0.deviceId, expires: format($0.expiresAt)) }
+        let purchases = try await services.purchases.list(account: id, limit: 200).map { purchase in
+            PersonValues.Purchase(
+                app: purchase.app, product: purchase.productId, store: purchase.store.rawValue, status: purchase.status.rawValue,
+                date: format(purchase.purchaseDate ?? purchase.createdAt), revoked: purchase.revokedAt.map(format) ?? "",
+                refundable: canRefund && purchase.store == .googlePlay && purchase.status == .granted && purchase.revokedAt == nil,
+                subscription: purchase.productType == .autoRenewable || purchase.expiresDate != nil,
+                payment: purchase.paymentId.uuidString.lowercased())
         }
         let orders = try await services.orders.orders(account: id).map { order in
-            ["app": String(order.appleItemId), "price": Price(currency: order.price.currency, amount: order.amountPaid ?? order.price.amount).formatted,
-             "status": order.status.rawValue + (order.amountRefunded.map { $0 > 0 && order.status == .paid ? ", \(Price(currency: order.price.currency, amount: $0).formatted) refunded" : "" } ?? ""),
-             "date": format(order.paidAt ?? order.createdAt), "processor": order.processor,
-             "refundable": order.status == .paid && canRefund, "order": order.id.uuidString.lowercased(),
-             "person": id.uuidString.lowercased(), "csrfToken": csrf] as [String: Any]
+            PersonValues.Order(
+                app: String(order.appleItemId), price: Price(currency: order.price.currency, amount: order.amountPaid ?? order.price.amount).formatted,
+                status: order.status.rawValue + (order.amountRefunded.map { $0 > 0 && order.status == .paid ? ", \(Price(currency: order.price.currency, amount: $0).formatted) refunded" : "" } ?? ""),
+                date: format(order.paidAt ?? order.createdAt), processor: order.processor,
+                refundable: order.status == .paid && canRefund, order: order.id.uuidString.lowercased())
         }
-        let plans = try await services.subscriptions.subscriptions(account: id).filter { !$0.pending }
-            .map { plan -> [String: Any] in
-                ["id": plan.id.uuidString.lowercased(), "product": plan.productId + (plan.sandbox ? " (sandbox)" : ""),
-                 "price": plan.price.formatted, "status": WebController<Context>.planStatus(plan), "started": format(plan.startedAt),
-                 "processor": plan.processor, "refundable": canRefund && plan.state != .expired && plan.state != .revoked,
-                 "person": id.uuidString.lowercased(), "csrfToken": csrf]
-            }
-        let grants = try await services.grants.list(account: id).reversed().map { grant -> [String: Any] in
-            ["id": grant.id.uuidString.lowercased(), "app": grant.app, "entitlement": grant.entitlementId,
-             "environment": grant.environment.rawValue, "starts": format(grant.startsAt), "until": grant.expiresAt.map(format) ?? "until revoked",
-             "reason": grant.reason ?? "", "state": grant.revokedAt != nil ? "revoked" : grant.isActive(at: at) ? "active" : "ended",
-             "revocable": grant.revokedAt == nil && grant.isActive(at: at) && allows(.revoke(app: grant.app), session: session, on: account),
-             "csrfToken": csrf, "person": id.uuidString.lowercased()]
+        let plans = try await services.subscriptions.subscriptions(account: id).filter { !$0.pending }.map { plan in
+            PersonValues.Plan(
+                id: plan.id.uuidString.lowercased(), product: plan.productId + (plan.sandbox ? " (sandbox)" : ""),
+                price: plan.price.formatted, status: WebController<Context>.planStatus(plan), started: format(plan.startedAt),
+                processor: plan.processor, refundable: canRefund && plan.state != .expired && plan.state != .revoked)
+        }
+        let grants = try await services.grants.list(account: id).reversed().map { grant in
+            PersonValues.Grant(
+                id: grant.id.uuidString.lowercased(), app: grant.app, entitlement: grant.entitlementId,
+                environment: grant.environment.rawValue, starts: format(grant.startsAt), until: grant.expiresAt.map(format) ?? "until revoked",
+                reason: grant.reason ?? "", state: grant.revokedAt != nil ? "revoked" : grant.isActive(at: at) ? "active" : "ended",
+                revocable: grant.revokedAt == nil && grant.isActive(at: at) && allows(.revoke(app: grant.app), session: session, on: account))
         }
         let events = try await timeline(account: account)
-        var values: [String: Any] = [
-            "id": id.uuidString.lowercased(), "email": account.email, "personRole": account.role.rawValue,
-            "status": account.disabled ? "disabled" : "active", "disabled": account.disabled,
-            "environment": account.sandbox ? "sandbox" : "production", "created": account.createdAt.map(format) ?? "-",
-            "twoFactor": account.totpEnabled ? "on" : "off",
-            "devices": devices, "licenses": licenses, "purchases": purchases, "orders": orders, "plans": plans, "grants": grants,
-            "timeline": events, "timelineCount": String(events.count),
-            "apps": try await services.commerceCatalogs.store.apps()
-                .filter { allows(.grant(app: $0), session: session, on: account) }.map { ["app": $0] },
-            "canDisable": allows(account.disabled ? .enable : .disable, session: session, on: account),
-            "canGrant": allows(.grant, session: session, on: account),
-            "canReset": allows(.resetPassword, session: session, on: account),
-            "canSignOut": allows(.signOut, session: session, on: account),
-            "canExtend": allows(.extendSubscriptions, session: session, on: account),
-        ]
-        values["notice"] = notice
-        values["error"] = error
-        if let resetLink { values["resetLink"] = ["url": resetLink.url, "expires": resetLink.expires] }
-        return try await render(.adminPerson, session: session, title: account.email, values, status: status)
+        let values = PersonValues(
+            id: id.uuidString.lowercased(), person: id.uuidString.lowercased(), email: account.email, personRole: account.role.rawValue,
+            status: account.disabled ? "disabled" : "active", disabled: account.disabled,
+            environment: account.sandbox ? "sandbox" : "production", created: account.createdAt.map(format) ?? "-",
+            twoFactor: account.totpEnabled ? "on" : "off",
+            devices: devices, licenses: licenses, purchases: purchases, orders: orders, plans: plans, grants: grants,
+            timeline: events, timelineCount: String(events.count),
+            apps: try await services.commerceCatalogs.store.apps()
+                .filter { allows(.grant(app: $0), session: session, on: account) }.map { PersonValues.App(app: $0) },
+            canDisable: allows(account.disabled ? .enable : .disable, session: session, on: account),
+            canGrant: allows(.grant, session: session, on: account),
+            canReset: allows(.resetPassword, session: session, on: account),
+            canSignOut: allows(.signOut, session: session, on: account),
+            canExtend: allows(.extendSubscriptions, session: session, on: account),
+            notice: notice, error: error, resetLink: resetLink.map { PersonValues.Reset(url: $0.url, expires: $0.expires) })
+        return try await render(.adminPerson, session: session, title: account.email, page: values, status: status)
     }
 
     /// Grants an entitlement: app, entitlement, reason, optional until. Support grants an app's own

@@ -15,7 +15,7 @@ extension AdminController {
         var text: String
     }
 
-    func timeline(account: AccountRecord) async throws -> [[String: String]] {
+    func timeline(account: AccountRecord) async throws -> [PersonValues.TimelineLine] {
         let id = account.id
         let limit = Self.timelineLength
         var entries: [TimelineEntry] = []
@@ -61,6 +61,6 @@ extension AdminController {
             entries.append(TimelineEntry(at: entry.at, kind: "change", text: "\(entry.action) by \(entry.actor)"))
         }
         let format = WebController<Context>.format
-        return entries.sorted { $0.at > $1.at }.prefix(limit).map { ["at": format($0.at), "kind": $0.kind, "text": $0.text] }
+        return entries.sorted { $0.at > $1.at }.prefix(limit).map { PersonValues.TimelineLine(at: format($0.at), kind: $0.kind, text: $0.text) }
     }
 }

@@ -339,3 +339,108 @@ struct AppStoreOrderValues: Sendable {
     var unknown = false
     var error: String?
 }
+
+/// `admin-person`: an account's facts, timeline, devices, live licenses, purchases, orders, plans
+/// and grants, and the forms the session's role may use on it.
+struct PersonValues: Sendable {
+    struct Reset: Sendable {
+        let url: String
+        let expires: String
+    }
+
+    struct TimelineLine: Sendable {
+        let at: String
+        let kind: String
+        let text: String
+    }
+
+    struct Device: Sendable {
+        let clientId: String
+        let signedIn: String
+        let lastUsed: String
+    }
+
+    struct License: Sendable {
+        let license: String
+        let app: String
+        let device: String
+        let expires: String
+    }
+
+    struct Purchase: Sendable {
+        let app: String
+        let product: String
+        let store: String
+        let status: String
+        let date: String
+        let revoked: String
+        /// A Google Play purchase is refunded at Google from here; other stores refund in their own consoles.
+        let refundable: Bool
+        let subscription: Bool
+        let payment: String
+    }
+
+    struct Order: Sendable {
+        let app: String
+        let price: String
+        let status: String
+        let date: String
+        let processor: String
+        let refundable: Bool
+        let order: String
+    }
+
+    struct Plan: Sendable {
+        let id: String
+        let product: String
+        let price: String
+        let status: String
+        let started: String
+        let processor: String
+        let refundable: Bool
+    }
+
+    struct Grant: Sendable {
+        let id: String
+        let app: String
+        let entitlement: String
+        let environment: String
+        let starts: String
+        let until: String
+        let reason: String
+        let state: String
+        let revocable: Bool
+    }
+
+    struct App: Sendable { let app: String }
+
+    let id: String
+    /// The account's id again, as the rows' forms name it.
+    let person: String
+    let email: String
+    let personRole: String
+    let status: String
+    let disabled: Bool
+    let environment: String
+    let created: String
+    let twoFactor: String
+    let devices: [Device]
+    let licenses: [License]
+    let purchases: [Purchase]
+    let orders: [Order]
+    let plans: [Plan]
+    let grants: [Grant]
+    let timeline: [TimelineLine]
+    let timelineCount: String
+    /// The apps whose entitlements the session may grant.
+    let apps: [App]
+    let canDisable: Bool
+    let canGrant: Bool
+    let canReset: Bool
+    let canSignOut: Bool
+    let canExtend: Bool
+    let notice: String?
+    let error: String?
+    /// A password reset link just made, shown this once.
+    let resetLink: Reset?
+}
