@@ -26,21 +26,16 @@ struct DeveloperConsoleLayout: Sendable {
 }
 
 /// A console page's Mustache context: the layout's typed values, then the page's own (a layout
-/// value wins over a page value of the same name). The page is a typed value (`AppPageValues`),
-/// read by its properties' names, or a `[String: Any]`. For every list of the page, `has-<name>`
-/// says whether it has rows (`{{#has-x}}` opens a table only then).
-struct ConsolePageContext<Layout: Sendable, Page>: MustacheParent {
+/// value wins over a page value of the same name). The page is a typed value (`AppPageValues`,
+/// `AdminPages.swift`, `DeveloperConsolePages.swift`), read by its stored properties' names. For
+/// every list of the page, `has-<name>` says whether it has rows (`{{#has-x}}` opens a table only then).
+struct ConsolePageContext<Layout: Sendable, Page: Sendable>: MustacheParent {
     let layout: Layout
     let page: Page
 
     func child(named name: String) -> Any? {
         if let value = Self.property(name, of: layout) { return value }
-        if name.hasPrefix("has-"), let list = pageValue(String(name.dropFirst(4))) as? [Any] { return !list.isEmpty }
-        return pageValue(name)
-    }
-
-    private func pageValue(_ name: String) -> Any? {
-        if let values = page as? [String: Any] { return values[name] }
+        if name.hasPrefix("has-"), let list = Self.property(String(name.dropFirst(4)), of: page) as? [Any] { return !list.isEmpty }
         return Self.property(name, of: page)
     }
 

@@ -89,13 +89,8 @@ struct AdminController<Context: ConsoleRequestContext> {
     }
 
     /// A console page: the layout's values, the console's navigation and the session's CSRF token.
-    func render(_ template: PageTemplate, session: ConsoleSession, title: String, _ values: [String: Any],
-                status: HTTPResponse.Status = .ok) async throws -> Response {
-        try await render(template, session: session, title: title, page: values, status: status)
-    }
-
-    /// A console page whose values are a typed value (`ConsolePageContext`).
-    func render<Page>(_ template: PageTemplate, session: ConsoleSession, title: String, page: Page,
+    /// Every page's values are a typed value (`ConsolePageContext`, `AdminPages.swift`).
+    func render<Page: Sendable>(_ template: PageTemplate, session: ConsoleSession, title: String, page: Page,
                       status: HTTPResponse.Status = .ok) async throws -> Response {
         let layout = ConsoleLayout(title: title, marketplace: try await services.marketplaceName(),
                                    csrfToken: session.csrfToken, operatorEmail: session.account.email, role: session.role.rawValue,

@@ -84,13 +84,8 @@ struct DeveloperConsoleController<Context: ConsoleRequestContext> {
     }
 
     /// A console page: the layout's values, the console's navigation and the session's CSRF token.
-    func render(_ template: PageTemplate, session: DeveloperSession, title: String, _ values: [String: Any],
-                status: HTTPResponse.Status = .ok) async throws -> Response {
-        try await render(template, session: session, title: title, page: values, status: status)
-    }
-
-    /// A console page whose values are a typed value (`ConsolePageContext`).
-    func render<Page>(_ template: PageTemplate, session: DeveloperSession, title: String, page: Page,
+    /// Every page's values are a typed value (`ConsolePageContext`, `DeveloperConsolePages.swift`).
+    func render<Page: Sendable>(_ template: PageTemplate, session: DeveloperSession, title: String, page: Page,
                       status: HTTPResponse.Status = .ok) async throws -> Response {
         let layout = DeveloperConsoleLayout(title: title, marketplace: try await marketplaceName(), csrfToken: session.csrfToken,
                                             memberEmail: session.account.email, developerName: session.developer.name,
