@@ -139,10 +139,13 @@ import Testing
             #expect(browser.status == .notFound && browser.headers[.contentType] == "text/html; charset=utf-8")
             let text = String(buffer: browser.body)
             #expect(text.contains("<h1>Page not found</h1>") && text.contains("There is no such category.") && text.contains(#"action="/search""#))
+            // The request's id is shown when the answer names one, and no empty line when it names none.
+            #expect(text.contains("Request id: <code>") && !text.contains("<code></code>"))
             let program = try await client.execute(uri: "/categories/nope", method: .get)
             #expect(program.status == .notFound && program.headers[.contentType] == "application/problem+json")
             let nowhere = try await client.execute(uri: "/no/such/page", method: .get, headers: Self.html)
             #expect(nowhere.status == .notFound && String(buffer: nowhere.body).contains("There is no page at this address."))
+            #expect(!String(buffer: nowhere.body).contains("<code></code>"))
             let gone = try await client.execute(uri: "/apps/77", method: .get, headers: Self.html)
             #expect(gone.status == .notFound && String(buffer: gone.body).contains("This app is not available."))
             let api = try await client.execute(uri: "/api/v1/nothing", method: .get, headers: Self.html)

@@ -105,9 +105,8 @@ struct ConsoleDoor: Sendable {
             throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(ConsoleGate.url("/signin", next: here)))
         }
         guard let admitted = try await admit(session) else {
-            throw ConsoleRefusal(response: pages.response(forbidden, [
-                "title": "Not available", "marketplace": try await marketplaceName(), "email": session.account.email,
-            ], status: .forbidden))
+            throw ConsoleRefusal(response: pages.response(forbidden, ForbiddenPageValues(
+                title: "Not available", marketplace: try await marketplaceName(), email: session.account.email), status: .forbidden))
         }
         if requiresTwoFactor, !session.account.totpEnabled, !enrolment {
             throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(enrolmentPath))

@@ -100,9 +100,8 @@ struct LicenseController<Context: RequestContext> {
         let query = request.uri.queryParameters
         let marketplace = try await catalog.marketplaceName(keys: keys)
         func page(_ title: String, _ explanation: String, action: (label: String, href: String)?, status: HTTPResponse.Status = .ok) -> Response {
-            var values: [String: Any] = ["title": title, "marketplace": marketplace, "explanation": explanation]
-            if let action { values["action"] = ["label": action.label, "href": action.href] }
-            return pages.response(.licenseResolve, values, status: status)
+            pages.response(.licenseResolve, LicenseResolveValues(title: title, marketplace: marketplace, explanation: explanation,
+                                                                 action: action.map { .init(label: $0.label, href: $0.href) }), status: status)
         }
         guard let itemText = query["appleItemID"] ?? query["appleItemId"], let appleItemId = AppleID.parse(String(itemText)) else {
             return page("This link is incomplete", "The link does not say which app it is about. Open the app again and choose Resolve.",

@@ -170,8 +170,8 @@ struct OAuthController<Context: RequestContext> {
     private func refuse(_ refusal: AuthorizationRequest.Refusal) async throws -> Response {
         switch refusal {
         case .page(let message):
-            return pages.response(.error, ["title": "This sign-in link is not valid", "message": message,
-                                            "marketplace": try await marketplaceName()], status: .badRequest)
+            return pages.response(.error, ErrorPageValues(title: "This sign-in link is not valid", marketplace: try await marketplaceName(),
+                                                          message: message), status: .badRequest)
         case .redirect(let error, let state, let redirectURI):
             return Response(status: .found, headers: [
                 .location: AuthorizationRequest.redirect([("error", error.code.rawValue),

@@ -121,10 +121,10 @@ struct AccountPagesController<Context: RequestContext> {
 
     /// 429, with a page that says when the next attempt may come.
     func tooManyAttempts(_ wait: Int) async throws -> Response {
-        pages.response(.error, [
-            "title": "Too many attempts", "marketplace": try await marketplaceName(),
-            "message": "Too many password attempts on this account. Try again in \(PasswordSignIn.minutes(wait)); nothing was changed.",
-        ], status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)])
+        pages.response(.error, ErrorPageValues(
+            title: "Too many attempts", marketplace: try await marketplaceName(),
+            message: "Too many password attempts on this account. Try again in \(PasswordSignIn.minutes(wait)); nothing was changed."),
+                       status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)])
     }
 
     /// The account page's notice for `?notice=` (a fixed list: the query never reaches the page as text).

@@ -139,8 +139,8 @@ struct AppPagesController<Context: RequestContext> {
         // An app not paid for gets no install link: the device would only meet a 402.
         guard try await verdict(app, account: session.account) == .open else { return WebController<Context>.seeOther("/apps/\(app.appleItemId)") }
         let link = try await installLinks.make(appleItemId: app.appleItemId, email: session.account.email)
-        return pages.response(.install, ["title": "Install \(app.name)", "marketplace": try await marketplaceName(),
-                                          "name": app.name, "link": link.url, "appURL": "/apps/\(app.appleItemId)"])
+        return pages.response(.install, InstallPageValues(title: "Install \(app.name)", marketplace: try await marketplaceName(),
+                                                          name: app.name, link: link.url, appURL: "/apps/\(app.appleItemId)"))
     }
 
     /// The Buy button: an order for the signed-in person through the checkout of `POST
@@ -158,9 +158,9 @@ struct AppPagesController<Context: RequestContext> {
             case .alreadyOwned, .planHeld, .notForSale, .subscription, .paymentsNotConfigured: return WebController<Context>.seeOther(page)
             }
         } catch is StoreFault {
-            return pages.response(.error, ["title": "Payment unavailable", "marketplace": try await marketplaceName(),
-                                            "message": "The payment service cannot be reached right now; nothing was charged. Try again shortly."],
-                                  status: .serviceUnavailable)
+            return pages.response(.error, ErrorPageValues(
+                title: "Payment unavailable", marketplace: try await marketplaceName(),
+                message: "The payment service cannot be reached right now; nothing was charged. Try again shortly."), status: .serviceUnavailable)
         }
     }
 

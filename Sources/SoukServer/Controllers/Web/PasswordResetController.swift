@@ -75,7 +75,7 @@ struct PasswordResetController<Context: RequestContext> {
     }
 
     private func invalid() async throws -> Response {
-        pages.response(.passwordResetInvalid, ["title": "Link not valid", "marketplace": try await marketplaceName()], status: .notFound)
+        pages.response(.passwordResetInvalid, PlainPageValues(title: "Link not valid", marketplace: try await marketplaceName()), status: .notFound)
     }
 
     private func marketplaceName() async throws -> String {

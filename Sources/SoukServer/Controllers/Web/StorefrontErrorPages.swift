@@ -35,7 +35,7 @@ struct StorefrontErrorPages<Context: RequestContext>: RouterMiddleware {
             message = "There is no page at this address. It may have moved, or the link may be mistyped."
         }
         let name = (try? await catalog.marketplaceName(keys: keys)) ?? "Souk"
-        var page = pages.response(.error, ["title": title, "marketplace": name, "message": message, "requestId": problem?.requestId ?? ""],
+        var page = pages.response(.error, ErrorPageValues(title: title, marketplace: name, message: message, requestId: problem?.requestId),
                                   status: response.status)
         if let retry = response.headers[.retryAfter] { page.headers[.retryAfter] = retry }
         if request.method == .head { page.body = ResponseBody() }
