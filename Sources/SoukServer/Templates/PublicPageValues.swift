@@ -43,3 +43,58 @@ struct PlainPageValues: Sendable {
     let title: String
     let marketplace: String
 }
+
+/// A hidden field a sign-in form carries back (the authorization request's parameters, a return path).
+struct HiddenField: Sendable {
+    let name: String
+    let value: String
+}
+
+/// `sign-in` (the website's and the OAuth authorization's) and `sign-up`: the form, with the
+/// email entered kept when it is refused.
+struct SignInValues: Sendable {
+    let title: String
+    let marketplace: String
+    /// Where the form posts.
+    let action: String
+    let csrfToken: String
+    let email: String
+    var hidden: [HiddenField] = []
+    /// The account the device asks to sign in as.
+    var loginHint: String?
+    var notice: String?
+    var error: String?
+    /// Whether the page links to sign-up.
+    var signUp = false
+}
+
+/// `continue`: one tap for a person already signed in on the website.
+struct ContinueValues: Sendable {
+    let title: String
+    let marketplace: String
+    let email: String
+    let csrfToken: String
+    let otherAccount: String
+    let hidden: [HiddenField]
+    let loginHint: String?
+}
+
+/// `signin-code`: the second factor of a console sign-in.
+struct SignInCodeValues: Sendable {
+    let title: String
+    let marketplace: String
+    let email: String
+    let csrfToken: String
+    let next: String
+    let error: String?
+}
+
+/// `password-reset`: the new password's form, reached by a reset link.
+struct PasswordResetValues: Sendable {
+    let title: String
+    let marketplace: String
+    let email: String
+    let action: String
+    let csrfToken: String
+    let error: String?
+}

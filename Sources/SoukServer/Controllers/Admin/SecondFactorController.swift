@@ -64,9 +64,8 @@ struct SecondFactorController<Context: RequestContext> {
 
     private func form(session: WebSessionStore.Session, next: String, error: String?, status: HTTPResponse.Status,
                       headers: HTTPFields = [:]) async throws -> Response {
-        var values: [String: Any] = ["title": "Enter your code", "marketplace": try await marketplaceName(),
-                                     "email": session.account.email, "csrfToken": session.csrfToken, "next": next]
-        values["error"] = error
+        let values = SignInCodeValues(title: "Enter your code", marketplace: try await marketplaceName(), email: session.account.email,
+                                      csrfToken: session.csrfToken, next: next, error: error)
         return pages.response(.signinCode, values, status: status, extraHeaders: headers)
     }
 }

@@ -99,12 +99,10 @@ struct OAuthController<Context: RequestContext> {
         other.path = "/oauth/authorize"
         other.queryItems = parameters.merging(["prompt": "login"]) { $1 }.sorted { $0.key < $1.key }
             .map { URLQueryItem(name: $0.key, value: $0.value) }
-        var values: [String: Any] = [
-            "title": "Sign in", "marketplace": try await marketplaceName(), "email": session.account.email,
-            "csrfToken": session.csrfToken, "otherAccount": other.string ?? "/oauth/authorize",
-            "hidden": authorization.formFields.map { ["name": $0.0, "value": $0.1] },
-        ]
-        values["loginHint"] = authorization.loginHint
+        let values = ContinueValues(
+            title: "Sign in", marketplace: try await marketplaceName(), email: session.account.email,
+            csrfToken: session.csrfToken, otherAccount: other.string ?? "/oauth/authorize",
+            hidden: authorization.formFields.map { HiddenField(name: $0.0, value: $0.1) }, loginHint: authorization.loginHint)
         return pages.response(.continue, values, formTargets: authorization.formTargets)
     }
 
@@ -184,14 +182,10 @@ struct OAuthController<Context: RequestContext> {
     private func signInPage(_ authorization: AuthorizationRequest, email: String, status: HTTPResponse.Status,
                             error: String? = nil, extraHeaders: HTTPFields = [:]) async throws -> Response {
         let csrf = OpaqueToken.generate(.csrf)
-        var values: [String: Any] = [
-            "title": "Sign in", "marketplace": try await marketplaceName(), "action": "/oauth/authorize",
-            "csrfToken": csrf, "email": email,
-            "hidden": authorization.formFields.map { ["name": $0.0, "value": $0.1] },
-        ]
-        values["loginHint"] = authorization.loginHint
-        values["error"] = error
-        values["signUp"] = config.signUpEnabled
+        let values = SignInValues(
+            title: "Sign in", marketplace: try await marketplaceName(), action: "/oauth/authorize", csrfToken: csrf, email: email,
+            hidden: authorization.formFields.map { HiddenField(name: $0.0, value: $0.1) }, loginHint: authorization.loginHint,
+            error: error, signUp: config.signUpEnabled)
         var headers = extraHeaders
         let cookie = Cookie(name: Self.csrfCookie, value: csrf, maxAge: 1800, path: "/oauth",
                             secure: config.publicURL.hasPrefix("https://"), httpOnly: true, sameSite: .strict)

@@ -65,9 +65,8 @@ struct PasswordResetController<Context: RequestContext> {
 
     private func form(token: String, email: String, error: String?, status: HTTPResponse.Status) async throws -> Response {
         let csrf = OpaqueToken.generate(.csrf)
-        var values: [String: Any] = ["title": "Choose a new password", "marketplace": try await marketplaceName(), "email": email,
-                                     "action": Self.path(token: token), "csrfToken": csrf]
-        values["error"] = error
+        let values = PasswordResetValues(title: "Choose a new password", marketplace: try await marketplaceName(), email: email,
+                                         action: Self.path(token: token), csrfToken: csrf, error: error)
         // Limited to this link's path: the cookie goes nowhere else.
         let cookie = Cookie(name: WebController<Context>.formCookie, value: csrf, maxAge: 1800, path: Self.path(token: token),
                             secure: secure, httpOnly: true, sameSite: .strict)

@@ -237,24 +237,25 @@ struct WebController<Context: RequestContext> {
 
     private func signInForm(email: String, error: String?, status: HTTPResponse.Status, extraHeaders: HTTPFields = [:],
                             returnTo: String? = nil, notice: String? = nil) async throws -> Response {
-        var values: [String: Any] = ["title": "Sign in", "action": "/signin", "email": email,
-                                     "hidden": returnTo.map { [["name": "return", "value": $0]] } ?? [[String: String]](),
-                                     "signUp": config.signUpEnabled]
-        values["notice"] = notice
-        return try await formPage(.signIn, values, error: error, status: status, extraHeaders: extraHeaders)
+        try await formPage(.signIn, title: "Sign in", action: "/signin", email: email, error: error, status: status, extraHeaders: extraHeaders) {
+            $0.hidden = returnTo.map { [HiddenField(name: "return", value: $0)] } ?? []
+            $0.signUp = config.signUpEnabled
+            $0.notice = notice
+        }
     }
 
     private func signUpForm(email: String, error: String?, status: HTTPResponse.Status) async throws -> Response {
-        try await formPage(.signUp, ["title": "Create an account", "email": email], error: error, status: status)
+        try await formPage(.signUp, title: "Create an account", action: "/signup", email: email, error: error, status: status)
     }
 
-    private func formPage(_ template: PageTemplate, _ base: [String: Any], error: String?, status: HTTPResponse.Status,
-                          extraHeaders: HTTPFields = [:]) async throws -> Response {
+    /// A sign-in or sign-up form with a fresh CSRF token, also set as the form's cookie.
+    private func formPage(_ template: PageTemplate, title: String, action: String, email: String, error: String?,
+                          status: HTTPResponse.Status, extraHeaders: HTTPFields = [:],
+                          _ more: (inout SignInValues) -> Void = { _ in }) async throws -> Response {
         let csrf = OpaqueToken.generate(.csrf)
-        var values = base
-        values["marketplace"] = try await marketplaceName()
-        values["csrfToken"] = csrf
-        values["error"] = error
+        var values = SignInValues(title: title, marketplace: try await marketplaceName(), action: action, csrfToken: csrf, email: email,
+                                  error: error)
+        more(&values)
         var headers = extraHeaders
         headers[.setCookie] = Cookie(name: Self.formCookie, value: csrf, maxAge: 1800, path: "/", secure: secure,
                                      httpOnly: true, sameSite: .strict).description
