@@ -142,13 +142,15 @@ func buildRouter(_ runtime: SoukRuntime, metrics: SoukMetrics, now: @escaping @S
                            maxBodyBytes: runtime.config.maxBodyBytes)
         .addRoutes(to: router.group("api/v1/developer", context: DeveloperRequestContext.self)
             .add(middleware: DeveloperKeyMiddleware(directory: DeveloperDirectory(database: runtime.database), realm: runtime.config.publicURL)))
-    DeveloperMetricsController(metrics: DeveloperServices(runtime: runtime, now: now).metrics(reportingCurrency: runtime.config.reportingCurrency))
+    // The operator console's services; the developer console and the developer metrics API use its
+    // developer operations and metrics (the actor decides what each reaches).
+    let console = OperatorConsoleServices(runtime: runtime, storeVerifiers: purchaseIntake?.verifiers, now: now)
+    DeveloperMetricsController(metrics: console.metrics)
         .addRoutes(to: router.group("api/v1/developer/metrics", context: DeveloperRequestContext.self)
             .add(middleware: DeveloperKeyMiddleware(directory: DeveloperDirectory(database: runtime.database), realm: runtime.config.publicURL)))
-    let console = OperatorConsoleServices(runtime: runtime, storeVerifiers: purchaseIntake?.verifiers, now: now)
     AdminController<SoukRequestContext>(services: console, sessions: sessions, pages: pages).addRoutes(to: router)
     DeveloperConsoleController<SoukRequestContext>(services: console.developer, sessions: sessions, pages: pages, totp: console.totp,
-                                                   metrics: console.developer.metrics(reportingCurrency: runtime.config.reportingCurrency),
+                                                   metrics: console.metrics,
                                                    requiresTwoFactor: console.consoleRequiresTwoFactor, keysDir: console.keysDir,
                                                    marketplaceName: console.marketplaceName)
         .addRoutes(to: router)

@@ -26,7 +26,7 @@ package struct OperatorConsoleServices: Sendable {
     /// The address a password reset link starts with.
     package let publicURL: String
     package let consoleRequiresTwoFactor: Bool
-    package let reportingCurrency: String
+    private let reportingCurrency: String
     private let database: SoukDatabase
 
     /// `storeVerifiers`: the server's (nil: built from the settings at each use).
@@ -70,7 +70,8 @@ package struct OperatorConsoleServices: Sendable {
     package var storeNotifications: StoreNotificationStore { StoreNotificationStore(database: database) }
     package var clients: ClientRegistry { ClientRegistry(database: database, now: now) }
     package var versionReview: VersionReview { VersionReview(database: database, now: now) }
-    /// Every organisation's metrics (the operator's view; the developer API's are one organisation's).
+    /// Sales metrics of the apps an actor reaches: every app for staff, an organisation's for its
+    /// members and API keys (`DeveloperOwnership`).
     package var metrics: DeveloperMetrics { developer.metrics(reportingCurrency: reportingCurrency) }
 
     /// The dashboard's figures for the `days` ending at `end`.

@@ -56,3 +56,23 @@ enum TextDiff {
         return shown
     }
 }
+
+/// A diff line as the review pages show it (`{{text}}`, marked `{{#added}}` or `{{#removed}}`).
+struct DiffLineValues: Sendable {
+    let text: String
+    let added: Bool
+    let removed: Bool
+
+    init(_ line: TextDiff.Line) {
+        text = line.text
+        added = line.kind == .added
+        removed = line.kind == .removed
+    }
+
+    /// A line of `souk catalog apply`'s change summary: `+` added, `-` retired or removed, `~` changed.
+    init(summary line: String) {
+        text = line
+        added = line.hasPrefix("+")
+        removed = line.hasPrefix("-")
+    }
+}

@@ -106,7 +106,7 @@ extension AdminController {
             app: reviewed.appName, short: reviewed.shortVersionString, item: String(item), version: String(version),
             state: reviewed.reviewState.rawValue.replacingOccurrences(of: "_", with: " "), inReview: reviewed.reviewState == .inReview,
             facts: facts.map { ReviewVersionValues.Fact(name: $0.0, value: $0.1) },
-            diff: diff.map { .init(text: $0.text, added: $0.kind == .added, removed: $0.kind == .removed) },
+            diff: diff.map(DiffLineValues.init),
             approveAction: path + "/approve", rejectAction: path + "/reject", maxReason: String(VersionReview.maxReasonLength),
             error: error, reason: reviewed.reviewReason,
             previous: comparison.previous.map { "\($0.shortVersionString) (\($0.bundleVersion), AppleVersionID \($0.appleVersionId))" })

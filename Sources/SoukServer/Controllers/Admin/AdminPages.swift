@@ -137,12 +137,6 @@ struct ReviewVersionValues: Sendable {
         let value: String
     }
 
-    struct Line: Sendable {
-        let text: String
-        let added: Bool
-        let removed: Bool
-    }
-
     let app: String
     let short: String
     let item: String
@@ -150,7 +144,7 @@ struct ReviewVersionValues: Sendable {
     let state: String
     let inReview: Bool
     let facts: [Fact]
-    let diff: [Line]
+    let diff: [DiffLineValues]
     let approveAction: String
     let rejectAction: String
     let maxReason: String

@@ -15,12 +15,6 @@ struct CatalogReviewPage {
 
     /// The `console-catalog-review` partial's context.
     struct Values: Sendable {
-        struct Line: Sendable {
-            let text: String
-            let added: Bool
-            let removed: Bool
-        }
-
         let app: String
         let catalogHref: String
         /// The edit changes nothing: no diff, no apply form.
@@ -29,11 +23,11 @@ struct CatalogReviewPage {
         var revision: String?
         var text: String?
         /// The summary of the changes (`+` added, `-` retired or removed, `~` changed).
-        var lines: [Line] = []
+        var lines: [DiffLineValues] = []
         var action: String?
         var review: String?
         /// The file's lines before and after, beside the summary, so the person sees each value that changes.
-        var fileLines: [Line] = []
+        var fileLines: [DiffLineValues] = []
     }
 
     /// The page's values: "no change" when `changes` is nil, else the diff and the apply form.
@@ -42,18 +36,11 @@ struct CatalogReviewPage {
         guard let changes else { return values }
         values.revision = String(changes.report.revision ?? state.revision)
         values.text = changes.text
-        values.lines = changes.report.diff.lines.map(Self.diffLine)
+        values.lines = changes.report.diff.lines.map(DiffLineValues.init(summary:))
         values.action = catalogPath + "/apply"
         values.review = changes.review.uuidString.lowercased()
-        values.fileLines = TextDiff.lines(from: CatalogFile.encode(state.catalog), to: changes.text)?.map { line in
-            Values.Line(text: line.text, added: line.kind == .added, removed: line.kind == .removed)
-        } ?? []
+        values.fileLines = TextDiff.lines(from: CatalogFile.encode(state.catalog), to: changes.text)?.map(DiffLineValues.init) ?? []
         return values
-    }
-
-    /// A diff line with its kind (`+` added, `-` retired or removed, `~` changed) for the page.
-    static func diffLine(_ line: String) -> Values.Line {
-        Values.Line(text: line, added: line.hasPrefix("+"), removed: line.hasPrefix("-"))
     }
 }
 
