@@ -114,6 +114,12 @@ import ZIPFoundation
             #expect(imported.headers[.location] == "/admin/apps/\(Self.item)?imported=9100000001")
             let named = String(buffer: try await AdminConsoleTests.get(client, "/admin/apps/\(Self.item)?imported=9100000001", session: olive).body)
             #expect(named.contains("Imported version 2.0 (20, AppleVersionID 9100000001)"))
+            // The same package again changes nothing, and the page says so in the operator's words.
+            let again = try await Self.upload(client, "/admin/apps/\(Self.item)/packages", session: olive, csrf: token,
+                                              files: [("package", "app.zip", zip)])
+            #expect(again.headers[.location] == "/admin/apps/\(Self.item)?done=already")
+            let already = String(buffer: try await AdminConsoleTests.get(client, "/admin/apps/\(Self.item)?done=already", session: olive).body)
+            #expect(already.contains("Nothing changed: that version was already imported."))
             #expect(try await runtime.catalog.versions(of: runtime.catalog.app(appleItemId: Self.item)).count == 1)
             // No upload is left behind in the work folder.
             let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: runtime.config.workDir)) ?? []

@@ -84,7 +84,7 @@ extension AdminController {
     /// What the operator's own forms on the app's page (creating it, its availability) leave as `?done=`.
     static var appNotices: [String: String] {
         ["created": "App created. Add its storefront text, icon and a package below.", "taken-down": "App taken down.",
-         "available": "App available again.", "already": "Nothing changed: that version was already imported."]
+         "available": "App available again."]
     }
 
     func requireApp(_ context: Context) async throws -> AppRecord {

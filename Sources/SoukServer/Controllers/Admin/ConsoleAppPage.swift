@@ -52,10 +52,10 @@ struct ConsoleAppPage: Sendable {
     func path(_ appleItemId: UInt64) -> String { "\(console.appsPath)/\(appleItemId)" }
 
     /// What a `?done=` after one of the page's forms says.
-    static let notices: [String: String] = [
-        "details": "Storefront text saved.", "media": "Media saved.", "withdrawn": "Version withdrawn.",
-        "reinstated": "Version offered again.", "already": "Nothing changed: that version was already uploaded.",
-    ]
+    var notices: [String: String] {
+        ["details": "Storefront text saved.", "media": "Media saved.", "withdrawn": "Version withdrawn.",
+         "reinstated": "Version offered again.", "already": "Nothing changed: that version was already \(console.uploadVerb.past.lowercased())."]
+    }
 
     /// The notice of a page reached after a form: `?done=` (looked up in `extra`, then the page's own),
     /// or `?imported=` naming the version a package upload made and whether it waits for review.
@@ -66,7 +66,7 @@ struct ConsoleAppPage: Sendable {
             return "\(console.uploadVerb.past) version \(version.shortVersionString) (\(version.bundleVersion), AppleVersionID \(imported))"
                 + (version.reviewState == .inReview ? ": it is in review, and offered once the marketplace approves it." : ".")
         }
-        return query["done"].flatMap { extra[String($0)] ?? Self.notices[String($0)] }
+        return query["done"].flatMap { extra[String($0)] ?? notices[String($0)] }
     }
 
     /// What a version's state says: review first, then whether it is offered.
