@@ -184,6 +184,7 @@ import Testing
             #expect(status == .ok)
             #expect(page.components(separatedBy: "<h1").count == 2)
             #expect(page.contains(#"alt="Sample icon""#) && page.contains("/media/\(Self.iconSHA).png 1024w"))
+            #expect(page.contains(#"class="icon" srcset="#) && page.contains(#"sizes="128px" alt="Sample icon" width="128" height="128">"#))
             #expect(Self.inOrder(page, ["<h2>Screenshots</h2>", #"<h3 id="screens-iphone">iPhone</h3>"#, #"alt="Sample on iPhone, screenshot 1 of 2""#,
                                         #"alt="Sample on iPhone, screenshot 2 of 2""#, #"<h3 id="screens-ipad">iPad</h3>"#, #"alt="Sample on iPad, screenshot 1 of 1""#]))
             #expect(page.contains("<p>Write things down.</p>") && page.contains("<p>Find them again.</p>"))

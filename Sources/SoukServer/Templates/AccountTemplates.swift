@@ -11,7 +11,7 @@ enum AccountTemplates {
 
             <h2 id="plans">Memberships</h2>
             {{^plans}}<p class="hint">No membership.</p>{{/plans}}
-            {{#hasPlans}}<div class="table-wrap" tabindex="0"><table>
+            {{#has-plans}}<div class="table-wrap" tabindex="0"><table>
             <thead><tr><th scope="col">Plan</th><th scope="col">Price</th><th scope="col">Status</th><th scope="col">Renewal</th></tr></thead>
             <tbody>{{#plans}}<tr><td>{{name}}</td><td>{{price}}</td><td>{{status}}</td><td>
             {{#canCancel}}<form class="inline" method="post" action="/account/plans/{{id}}/cancel"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
@@ -20,17 +20,17 @@ enum AccountTemplates {
             <button type="submit">Resume renewal</button></form>{{/canResume}}
             {{^canCancel}}{{^canResume}}<span class="hint">—</span>{{/canResume}}{{/canCancel}}
             </td></tr>
-            {{/plans}}</tbody></table></div>{{/hasPlans}}
+            {{/plans}}</tbody></table></div>{{/has-plans}}
 
             <h2 id="purchases">Purchases</h2>
             {{^purchases}}<p class="hint">Nothing bought yet.</p>{{/purchases}}
             <ul>{{#purchases}}<li><strong>{{item}}</strong> · {{price}} · {{status}}</li>
             {{/purchases}}</ul>
-            {{#hasReceipts}}<h3>Receipts</h3>
+            {{#has-receipts}}<h3>Receipts</h3>
             <div class="table-wrap" tabindex="0"><table>
             <thead><tr><th scope="col">Date</th><th scope="col">Item</th><th scope="col">What</th><th scope="col">Amount</th></tr></thead>
             <tbody>{{#receipts}}<tr><td>{{date}}</td><td>{{item}}</td><td>{{kind}}</td><td>{{amount}}</td></tr>
-            {{/receipts}}</tbody></table></div>{{/hasReceipts}}
+            {{/receipts}}</tbody></table></div>{{/has-receipts}}
 
             <h2 id="devices">Devices</h2>
             {{^devices}}<p class="hint">No device is signed in.</p>{{/devices}}
@@ -39,8 +39,8 @@ enum AccountTemplates {
             <form method="post" action="/account/devices/sign-out"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
             <input type="hidden" name="client_id" value="{{clientId}}"><button type="submit" class="secondary">Sign out this device</button></form></li>
             {{/devices}}</ul>
-            {{#hasDevices}}<form method="post" action="/account/devices/sign-out"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
-            <button type="submit" class="secondary">Sign out all devices</button></form>{{/hasDevices}}
+            {{#has-devices}}<form method="post" action="/account/devices/sign-out"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
+            <button type="submit" class="secondary">Sign out all devices</button></form>{{/has-devices}}
             <h3>Active installs</h3>
             <p class="hint">{{installCount}} device(s) with a live app license{{#deviceLimit}}, of at most {{deviceLimit}}{{/deviceLimit}}.</p>
             <ul>{{#installs}}

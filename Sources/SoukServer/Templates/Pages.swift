@@ -42,8 +42,9 @@ struct Pages: Sendable {
     /// Renders `template` into a complete HTML response with Souk's security headers. Pass
     /// `formTargets: .soukThenDevice` only for a page whose form is answered with a redirect to
     /// the device (`ContentSecurityPolicy`).
-    /// `context` is a `[String: Any]` or a typed value (`ConsolePageContext`) that Mustache reads by name.
-    func response(_ template: PageTemplate, _ context: Any, status: HTTPResponse.Status = .ok,
+    /// `context` is a typed value that Mustache reads by its stored properties' names: a page's
+    /// `…Values`, or a `PageContext` of a layout and a page.
+    func response(_ template: PageTemplate, _ context: some Sendable, status: HTTPResponse.Status = .ok,
                   extraHeaders: HTTPFields = [:], formTargets: ContentSecurityPolicy.FormTargets = .souk) -> Response {
         let html = library.render(context, withTemplate: template.rawValue) ?? ""
         var headers = Self.securityHeaders

@@ -18,12 +18,12 @@ enum StorefrontTemplates {
             {{> start}}
             <h1>{{marketplace}}</h1>
             {{^hasApps}}<p class="hint">No apps yet.</p>{{/hasApps}}
-            {{#hasFeatured}}<h2>Featured</h2>
-            <ul class="grid">{{#featured}}{{> card}}{{/featured}}</ul>{{/hasFeatured}}
-            {{#hasNewest}}<h2>New and updated</h2>
-            <ul class="grid">{{#newest}}{{> card}}{{/newest}}</ul>{{/hasNewest}}
-            {{#hasCategories}}<h2>Categories</h2>
-            <ul class="chips">{{#categories}}<li><a href="{{url}}">{{name}} <span class="visually-hidden">({{count}} apps)</span></a></li>{{/categories}}</ul>{{/hasCategories}}
+            {{#has-featured}}<h2>Featured</h2>
+            <ul class="grid">{{#featured}}{{> card}}{{/featured}}</ul>{{/has-featured}}
+            {{#has-newest}}<h2>New and updated</h2>
+            <ul class="grid">{{#newest}}{{> card}}{{/newest}}</ul>{{/has-newest}}
+            {{#has-categories}}<h2>Categories</h2>
+            <ul class="chips">{{#categories}}<li><a href="{{url}}">{{name}} <span class="visually-hidden">({{count}} apps)</span></a></li>{{/categories}}</ul>{{/has-categories}}
             {{#hasApps}}<p><a href="/apps">See all {{total}} apps</a></p>{{/hasApps}}
             {{> end}}
             """,
@@ -31,20 +31,20 @@ enum StorefrontTemplates {
             {{> start}}
             <h1>{{heading}}</h1>
             {{#summary}}<p class="hint">{{summary}}</p>{{/summary}}
-            {{^hasApps}}<p class="hint">No apps yet.</p>{{/hasApps}}
-            {{#hasApps}}<ul class="grid">{{#apps}}{{> card}}{{/apps}}</ul>{{/hasApps}}
+            {{^has-apps}}<p class="hint">No apps yet.</p>{{/has-apps}}
+            {{#has-apps}}<ul class="grid">{{#apps}}{{> card}}{{/apps}}</ul>{{/has-apps}}
             {{> pager}}
-            {{#hasCategories}}<h2>Categories</h2>
-            <ul class="chips">{{#categories}}<li><a href="{{url}}">{{name}}</a></li>{{/categories}}</ul>{{/hasCategories}}
+            {{#has-categories}}<h2>Categories</h2>
+            <ul class="chips">{{#categories}}<li><a href="{{url}}">{{name}}</a></li>{{/categories}}</ul>{{/has-categories}}
             {{> end}}
             """,
         "search": """
             {{> start}}
             <h1>{{heading}}</h1>
-            {{^hasQuery}}<p class="hint">Type a word in the search box above: an app's name, its developer, or what it does.</p>{{/hasQuery}}
-            {{#hasQuery}}{{^hasApps}}<p class="hint" role="status">No apps match “{{query}}”. Check the spelling, try fewer words, or <a href="/apps">browse all apps</a>.</p>{{/hasApps}}
-            {{#hasApps}}<p class="hint" role="status">{{summary}}</p>
-            <ul class="grid">{{#apps}}{{> card}}{{/apps}}</ul>{{/hasApps}}{{/hasQuery}}
+            {{^query}}<p class="hint">Type a word in the search box above: an app's name, its developer, or what it does.</p>{{/query}}
+            {{#query}}{{^has-apps}}<p class="hint" role="status">No apps match “{{query}}”. Check the spelling, try fewer words, or <a href="/apps">browse all apps</a>.</p>{{/has-apps}}
+            {{#has-apps}}<p class="hint" role="status">{{summary}}</p>
+            <ul class="grid">{{#apps}}{{> card}}{{/apps}}</ul>{{/has-apps}}{{/query}}
             {{> pager}}
             {{> end}}
             """,
@@ -70,20 +70,20 @@ enum StorefrontTemplates {
             <button type="submit">{{buyLabel}}</button></form>{{/buyAction}}
             {{^signedIn}}<p><a class="button" href="{{signInURL}}">Sign in to install</a></p>{{/signedIn}}
             </div></div>
-            {{#hasScreenshots}}<h2>Screenshots</h2>
+            {{#has-screenshots}}<h2>Screenshots</h2>
             {{#screenshots}}<h3 id="screens-{{slug}}">{{family}}</h3>
             <ul class="screens" tabindex="0" aria-labelledby="screens-{{slug}}">{{#images}}<li>{{> image}}</li>{{/images}}</ul>
-            {{/screenshots}}{{/hasScreenshots}}
+            {{/screenshots}}{{/has-screenshots}}
             <h2>Description</h2>
             {{#description}}<p>{{.}}</p>
             {{/description}}{{^description}}<p class="hint">No description yet.</p>{{/description}}
-            {{#hasWhatsNew}}<h2>What’s new</h2>
+            {{#has-whatsNew}}<h2>What’s new</h2>
             {{#latestVersion}}<p class="hint">Version {{latestVersion}}</p>{{/latestVersion}}
             {{#whatsNew}}<p>{{.}}</p>
-            {{/whatsNew}}{{/hasWhatsNew}}
-            {{#hasProducts}}<h2>In-app purchases</h2>
+            {{/whatsNew}}{{/has-whatsNew}}
+            {{#has-products}}<h2>In-app purchases</h2>
             <ul>{{#products}}<li><strong>{{title}}</strong> · {{kind}} · <span class="price">{{price}}</span></li>
-            {{/products}}</ul>{{/hasProducts}}
+            {{/products}}</ul>{{/has-products}}
             <h2>Information</h2>
             <dl class="facts">
             {{#developer}}<dt>Developer</dt><dd>{{developer}}</dd>{{/developer}}

@@ -89,13 +89,13 @@ struct AdminController<Context: ConsoleRequestContext> {
     }
 
     /// A console page: the layout's values, the console's navigation and the session's CSRF token.
-    /// Every page's values are a typed value (`ConsolePageContext`, `AdminPages.swift`).
+    /// Every page's values are a typed value (`PageContext`, `AdminPages.swift`).
     func render<Page: Sendable>(_ template: PageTemplate, session: ConsoleSession, title: String, page: Page,
                       status: HTTPResponse.Status = .ok) async throws -> Response {
         let layout = ConsoleLayout(title: title, marketplace: try await services.marketplaceName(),
                                    csrfToken: session.csrfToken, operatorEmail: session.account.email, role: session.role.rawValue,
                                    isOperator: session.isOperator, mustEnrol: session.mustEnrol)
-        return pages.response(template, ConsolePageContext(layout: layout, page: page), status: status)
+        return pages.response(template, PageContext(layout: layout, page: page), status: status)
     }
 
     static func auditLine(_ entry: AuditEntry) -> AuditLine {

@@ -1,5 +1,5 @@
 /// The operator console's own pages' Mustache contexts, read by their properties' names (the
-/// layout's values, the CSRF token and `isOperator` among them, come from `ConsolePageContext`).
+/// layout's values, the CSRF token and `isOperator` among them, come from `PageContext`).
 
 /// `console-pager`: links to the previous and next page of a list (nil where there is none).
 struct ConsolePager: Sendable {

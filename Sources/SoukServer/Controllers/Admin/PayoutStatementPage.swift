@@ -6,7 +6,7 @@ import SoukCore
 /// A payout statement as a page and as a CSV download, the same for the operator's console and the
 /// developer console: a console renders its own layout around the `payout-statement` partial with
 /// `values` (and its navigation), and answers its CSV route with `csvResponse`. The partial's
-/// `has-lines` is `ConsolePageContext`'s, whichever console renders it.
+/// `has-lines` is `PageContext`'s, whichever console renders it.
 struct PayoutStatementPage: Sendable {
     var statement: PayoutStatement
     /// Where this console serves the CSV of the same statement.

@@ -84,13 +84,13 @@ struct DeveloperConsoleController<Context: ConsoleRequestContext> {
     }
 
     /// A console page: the layout's values, the console's navigation and the session's CSRF token.
-    /// Every page's values are a typed value (`ConsolePageContext`, `DeveloperConsolePages.swift`).
+    /// Every page's values are a typed value (`PageContext`, `DeveloperConsolePages.swift`).
     func render<Page: Sendable>(_ template: PageTemplate, session: DeveloperSession, title: String, page: Page,
                       status: HTTPResponse.Status = .ok) async throws -> Response {
         let layout = DeveloperConsoleLayout(title: title, marketplace: try await marketplaceName(), csrfToken: session.csrfToken,
                                             memberEmail: session.account.email, developerName: session.developer.name,
                                             memberRole: session.member.role.rawValue, isOwner: session.isOwner, mustEnrol: session.mustEnrol)
-        return pages.response(template, ConsolePageContext(layout: layout, page: page), status: status)
+        return pages.response(template, PageContext(layout: layout, page: page), status: status)
     }
 
     /// The AppleItemID in the path, or 404.

@@ -1,5 +1,5 @@
 /// The developer console's own pages' Mustache contexts, read by their properties' names (the
-/// layout's values, the CSRF token among them, come from `ConsolePageContext`).
+/// layout's values, the CSRF token among them, come from `PageContext`).
 
 /// `developer-home`: the organisation's apps and in-app catalogs.
 struct DeveloperHomeValues: Sendable {

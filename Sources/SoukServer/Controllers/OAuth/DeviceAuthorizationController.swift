@@ -51,7 +51,7 @@ struct DeviceAuthorizationController<Context: RequestContext> {
             return WebController<Context>.seeOther(SignInReturn.signInURL(returningTo: "/activate", query: request.uri.query))
         }
         let typed = request.uri.queryParameters["user_code"].map(String.init) ?? ""
-        return try await page(.activate, session: session, ["userCode": String(typed.prefix(32))])
+        return try await page(.activate, session: session) { $0.userCode = String(typed.prefix(32)) }
     }
 
     /// `POST /activate`: `decision` absent → look the code up and show who asks; `approve` or
@@ -75,9 +75,10 @@ struct DeviceAuthorizationController<Context: RequestContext> {
         }
         guard let pending = try await grant.tokens.pendingDeviceAuthorization(userCode: typed),
               let asking = try await grant.clients.find(clientId: pending.clientId) else {
-            return try await page(.activate, session: session, [
-                "userCode": typed, "error": "That code is not right, or it has expired. Check the code on your TV's screen.",
-            ], status: .badRequest)
+            return try await page(.activate, session: session, status: .badRequest) {
+                $0.userCode = typed
+                $0.error = "That code is not right, or it has expired. Check the code on your TV's screen."
+            }
         }
         try await throttle.reset(key: accountRule.key)
         try await throttle.release(addressRule)
@@ -86,30 +87,37 @@ struct DeviceAuthorizationController<Context: RequestContext> {
         case "approve", "deny":
             let approve = form["decision"] == "approve"
             guard try await grant.tokens.decideDeviceAuthorization(userCode: typed, accountID: accountID, approve: approve) else {
-                return try await page(.activate, session: session, [
-                    "userCode": typed, "error": "That code was already used, or it has expired. Check the code on your TV's screen.",
-                ], status: .badRequest)
+                return try await page(.activate, session: session, status: .badRequest) {
+                    $0.userCode = typed
+                    $0.error = "That code was already used, or it has expired. Check the code on your TV's screen."
+                }
             }
             context.logger.info("device authorization decided", metadata: ["client_id": "\(asking.clientId)", "approved": "\(approve)"])
-            return try await page(.activateDone, session: session, ["client": asking.name, "approved": approve])
+            return try await page(.activateDone, session: session) {
+                $0.client = asking.name
+                $0.approved = approve
+            }
         default:
-            return try await page(.activateConfirm, session: session, ["client": asking.name, "userCode": code])
+            return try await page(.activateConfirm, session: session) {
+                $0.client = asking.name
+                $0.userCode = code
+            }
         }
     }
 
     private func tooMany(_ wait: Int, session: WebSessionStore.Session, typed: String) async throws -> Response {
-        try await page(.activate, session: session, [
-            "userCode": typed, "error": "Too many wrong codes. Try again in \(PasswordSignIn.minutes(wait)).",
-        ], status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)])
+        try await page(.activate, session: session, status: .tooManyRequests, extraHeaders: [.retryAfter: String(wait)]) {
+            $0.userCode = typed
+            $0.error = "Too many wrong codes. Try again in \(PasswordSignIn.minutes(wait))."
+        }
     }
 
-    private func page(_ template: PageTemplate, session: WebSessionStore.Session, _ values: [String: Any], status: HTTPResponse.Status = .ok,
-                      extraHeaders: HTTPFields = [:]) async throws -> Response {
-        var all = values
-        all["title"] = template == .activateDone ? "Done" : "Connect a TV"
-        all["marketplace"] = try await marketplaceName()
-        all["email"] = session.account.email
-        all["csrfToken"] = session.csrfToken
-        return pages.response(template, all, status: status, extraHeaders: extraHeaders)
+    /// One of the `/activate` pages for the signed-in person, filled in by `fill`.
+    private func page(_ template: PageTemplate, session: WebSessionStore.Session, status: HTTPResponse.Status = .ok,
+                      extraHeaders: HTTPFields = [:], fill: (inout ActivatePageValues) -> Void) async throws -> Response {
+        var page = ActivatePageValues(email: session.account.email, csrfToken: session.csrfToken)
+        fill(&page)
+        let layout = PublicLayout(title: template == .activateDone ? "Done" : "Connect a TV", marketplace: try await marketplaceName())
+        return pages.response(template, PageContext(layout: layout, page: page), status: status, extraHeaders: extraHeaders)
     }
 }

@@ -71,64 +71,56 @@ struct AppPagesController<Context: RequestContext> {
         let pricing = app.pricing
         let media = app.media
         let path = "/apps/\(app.appleItemId)"
-        var values: [String: Any] = [
-            "title": app.name, "marketplace": try await marketplaceName(), "name": app.name,
-            "description": Self.paragraphs(app.appDescription),
-            "priceLabel": pricing.isFree ? "Free" : pricing.summary,
-            "signedIn": session != nil, "csrfToken": session?.csrfToken ?? "", "installAction": "\(path)/install",
-            "signInURL": SignInReturn.signInURL(returningTo: path, query: nil),
-            "versions": versions.map { version in
-                ["shortVersion": version.shortVersionString, "bundleVersion": version.bundleVersion,
-                 "released": Self.day(version.releaseDate), "requirements": Self.compatibility(version.minimumOS).joined(separator: ", ")]
+        let latest = versions.first
+        var size: String?
+        if let latest, let bytes = try await downloadSize(latest) { size = Self.byteCount(bytes) }
+        var icon = Self.iconImage(app.appleItemId, iconSHA256: app.iconSHA256, media: media, display: 128)
+        icon?.alt = "\(app.name) icon"
+        icon?.class = "icon"
+        icon?.width = 128
+        icon?.height = 128
+        // Mustache shows a section for an empty string: what the app does not have is nil.
+        var page = StorefrontAppPageValues(
+            name: app.name, subtitle: app.subtitle.isEmpty ? nil : app.subtitle,
+            developer: app.developerName.isEmpty ? nil : app.developerName,
+            priceLabel: pricing.isFree ? "Free" : pricing.summary, icon: icon,
+            screenshots: Self.screenshotGroups(media, appName: app.name), description: Self.paragraphs(app.appDescription),
+            whatsNew: Self.paragraphs(app.whatsNew ?? ""), latestVersion: latest?.shortVersionString,
+            size: size,
+            category: app.appCategory.map { .init(name: $0.displayName, url: "/categories/\($0.slug)") },
+            compatibility: latest.map { Self.compatibility($0.minimumOS) } ?? [],
+            products: try await inAppProducts(bundleId: app.bundleId),
+            versions: versions.map { version in
+                let requirements = Self.compatibility(version.minimumOS).joined(separator: ", ")
+                return .init(shortVersion: version.shortVersionString, bundleVersion: version.bundleVersion,
+                             released: Self.day(version.releaseDate), requirements: requirements.isEmpty ? nil : requirements)
             },
-            "compatibility": versions.first.map { Self.compatibility($0.minimumOS) } ?? [],
-            "jsonLD": try Self.jsonLD(app: app, latest: versions.first, pageURL: "\(base)\(path)", base: base),
-        ]
-        // Mustache shows a section for an empty string: leave out what the app does not have.
-        if !app.subtitle.isEmpty { values["subtitle"] = app.subtitle }
-        if !app.developerName.isEmpty { values["developer"] = app.developerName }
-        if let icon = Self.iconImage(app.appleItemId, iconSHA256: app.iconSHA256, media: media, display: 128) {
-            values["icon"] = icon.merging(["alt": "\(app.name) icon", "class": "icon", "width": 128, "height": 128]) { _, new in new }
-        }
-        let screenshots = Self.screenshotGroups(media, appName: app.name)
-        values["screenshots"] = screenshots
-        values["hasScreenshots"] = !screenshots.isEmpty
-        let whatsNew = Self.paragraphs(app.whatsNew ?? "")
-        values["whatsNew"] = whatsNew
-        values["hasWhatsNew"] = !whatsNew.isEmpty
-        if let latest = versions.first {
-            values["latestVersion"] = latest.shortVersionString
-            if let size = try await downloadSize(latest) { values["size"] = Self.byteCount(size) }
-        }
-        if let category = app.appCategory {
-            values["category"] = ["name": category.displayName, "url": "/categories/\(category.slug)"]
-        }
-        let products = try await inAppProducts(bundleId: app.bundleId)
-        values["products"] = products
-        values["hasProducts"] = !products.isEmpty
+            jsonLD: try Self.jsonLD(app: app, latest: latest, pageURL: "\(base)\(path)", base: base),
+            signedIn: session != nil, csrfToken: session?.csrfToken ?? "", installAction: "\(path)/install",
+            signInURL: SignInReturn.signInURL(returningTo: path, query: nil))
         // Signed in: Install when the person may have it, else Buy (or the membership that includes it).
         // With paymentProcessor none nothing is sold to a production account: the page says so instead.
         let notForSaleYet = "\(app.name) is not for sale yet: this marketplace does not take payments."
         if let session {
             switch try await verdict(app, account: session.account) {
             case .open:
-                values["canInstall"] = true
+                page.canInstall = true
             case _ where !pricing.prices.isEmpty && !sells(to: session.account):
-                values["paymentNote"] = notForSaleYet
+                page.paymentNote = notForSaleYet
             case let verdict where !pricing.prices.isEmpty:
-                values["buyAction"] = "\(path)/buy"
-                values["buyLabel"] = "Buy for \(pricing.price(in: nil)?.formatted ?? "")"
-                if verdict == .subscriptionExpired { values["paymentNote"] = PaymentRule.description(verdict, pricing: pricing) }
+                page.buyAction = "\(path)/buy"
+                page.buyLabel = "Buy for \(pricing.price(in: nil)?.formatted ?? "")"
+                if verdict == .subscriptionExpired { page.paymentNote = PaymentRule.description(verdict, pricing: pricing) }
             case let verdict:
-                values["paymentNote"] = PaymentRule.description(verdict, pricing: pricing)
+                page.paymentNote = PaymentRule.description(verdict, pricing: pricing)
             }
         } else if !pricing.prices.isEmpty && !sells(to: nil) {
-            values["paymentNote"] = notForSaleYet
+            page.paymentNote = notForSaleYet
         }
         // Stripe's checkout is another origin: the Buy form's redirect must be allowed to go there.
-        let targets: ContentSecurityPolicy.FormTargets = values["buyAction"] != nil
+        let targets: ContentSecurityPolicy.FormTargets = page.buyAction != nil
             ? stripeCheckoutOrigin.map { .soukThenPayment($0) } ?? .souk : .souk
-        return pages.response(.app, values, formTargets: targets)
+        return try await render(.app, title: app.name, page: page, formTargets: targets)
     }
 
     /// The Install button: a fresh link for the signed-in person, shown for a tap (never redirected to).
@@ -299,14 +291,14 @@ struct AppPagesController<Context: RequestContext> {
     }
 
     /// The app's in-app products on sale, with their prices, from its commerce catalog (the app's bundle id).
-    private func inAppProducts(bundleId: String) async throws -> [[String: String]] {
+    private func inAppProducts(bundleId: String) async throws -> [StorefrontAppPageValues.Product] {
         guard let state = try await commerceCatalogs.state(app: bundleId) else { return [] }
         return state.catalog.products.map { product in
             let title = product.title["en-US"] ?? product.title["en"] ?? product.title.sorted { $0.key < $1.key }.first?.value ?? product.id
             var price = product.prices.map(\.formatted).joined(separator: ", ")
             if price.isEmpty { price = "Free" }
             if let period = product.period { price += " every \(Self.period(period))" }
-            return ["title": title, "kind": Self.kind(product.type), "price": price]
+            return .init(title: title, kind: Self.kind(product.type), price: price)
         }
     }
 
@@ -362,27 +354,27 @@ struct AppPagesController<Context: RequestContext> {
 
     /// An icon for the `image` partial: `src` at twice `display` pixels, with `srcset` when the
     /// media has variants; the app's plain icon route when it has only `icon_sha256`.
-    static func iconImage(_ appleItemId: UInt64, iconSHA256: String?, media: AppMedia?, display: Int) -> [String: Any]? {
+    static func iconImage(_ appleItemId: UInt64, iconSHA256: String?, media: AppMedia?, display: Int) -> ImageValues? {
         if let icon = media?.icon {
-            return ["src": icon.url(for: display * 2), "srcset": icon.srcset(), "sizes": "\(display)px"]
+            return ImageValues(src: icon.url(for: display * 2), srcset: icon.srcset(), sizes: "\(display)px")
         }
-        return iconSHA256 == nil ? nil : ["src": "/apps/\(appleItemId)/icon"]
+        return iconSHA256 == nil ? nil : ImageValues(src: "/apps/\(appleItemId)/icon")
     }
 
     /// Screenshots per device family (iPhone, then iPad), each with its `srcset`.
-    static func screenshotGroups(_ media: AppMedia?, appName: String) -> [[String: Any]] {
+    static func screenshotGroups(_ media: AppMedia?, appName: String) -> [StorefrontAppPageValues.Screenshots] {
         guard let media else { return [] }
         return AppMedia.Family.allCases.compactMap { family in
             let images = media.screenshots(for: family)
             guard !images.isEmpty else { return nil }
-            return ["family": family.displayName, "slug": family.rawValue, "images": images.enumerated().map { index, image in
+            return .init(family: family.displayName, slug: family.rawValue, images: images.enumerated().map { index, image in
                 // Shown 400 px high (under the stylesheet's max-height), as wide as the shape gives.
                 let height = 400
                 let width = image.height > 0 ? max(1, image.width * height / image.height) : height
-                return ["src": image.url(for: width * 2), "srcset": image.srcset(), "sizes": "\(width)px",
-                        "alt": "\(appName) on \(family.displayName), screenshot \(index + 1) of \(images.count)",
-                        "width": width, "height": height] as [String: Any]
-            }]
+                return ImageValues(src: image.url(for: width * 2), srcset: image.srcset(), sizes: "\(width)px",
+                                   alt: "\(appName) on \(family.displayName), screenshot \(index + 1) of \(images.count)",
+                                   width: width, height: height)
+            })
         }
     }
 }

@@ -15,29 +15,21 @@ extension AppPagesController {
     /// `GET /`: featured apps, new and updated, the categories that have apps.
     @Sendable func home(_ request: Request, context: Context) async throws -> Response {
         let listed = try await storefront.catalog()
-        let featured = listed.featured.map(Self.card)
         // Apps without a version yet sort last in `newest`: they are not "new and updated".
         let newest = listed.newest.prefix(Self.newestCount).compactMap { listed.apps[$0] }.filter { $0.latestRelease != nil }.map(Self.card)
-        let categories = Self.categoryChips(listed)
-        return pages.response(.home, [
-            "title": "Apps", "marketplace": try await marketplaceName(), "total": listed.count, "hasApps": listed.count > 0,
-            "featured": featured, "hasFeatured": !featured.isEmpty, "newest": newest, "hasNewest": !newest.isEmpty,
-            "categories": categories, "hasCategories": !categories.isEmpty,
-        ])
+        let page = HomePageValues(total: listed.count, hasApps: listed.count > 0, featured: listed.featured.map(Self.card),
+                                  newest: newest, categories: Self.categoryChips(listed))
+        return try await render(.home, title: "Apps", page: page)
     }
 
     /// `GET /apps?page=N`: every available app by name, 50 a page.
     @Sendable func allApps(_ request: Request, context: Context) async throws -> Response {
         let listed = try await storefront.catalog()
         let page = try Self.page(request, total: listed.byName.count)
-        var values = try await listValues(listed, ids: listed.byName, page: page, path: "/apps", query: [])
-        values["title"] = page.number > 1 ? "All apps, page \(page.number)" : "All apps"
-        values["heading"] = "All apps"
-        values["summary"] = Self.countText(listed.count)
-        let categories = Self.categoryChips(listed)
-        values["categories"] = categories
-        values["hasCategories"] = !categories.isEmpty
-        return pages.response(.catalog, values)
+        var values = list(listed, ids: listed.byName, page: page, path: "/apps", query: [], heading: "All apps",
+                          summary: Self.countText(listed.count))
+        values.categories = Self.categoryChips(listed)
+        return try await render(.catalog, title: page.number > 1 ? "All apps, page \(page.number)" : "All apps", page: values)
     }
 
     /// `GET /categories/<slug>?page=N`: a category's apps by name; 404 for a slug not on the list.
@@ -48,11 +40,10 @@ extension AppPagesController {
         let listed = try await storefront.catalog()
         let ids = listed.byCategory[category.slug] ?? []
         let page = try Self.page(request, total: ids.count)
-        var values = try await listValues(listed, ids: ids, page: page, path: "/categories/\(category.slug)", query: [])
-        values["title"] = page.number > 1 ? "\(category.displayName), page \(page.number)" : category.displayName
-        values["heading"] = category.displayName
-        values["summary"] = Self.countText(ids.count)
-        return pages.response(.catalog, values)
+        let values = list(listed, ids: ids, page: page, path: "/categories/\(category.slug)", query: [], heading: category.displayName,
+                          summary: Self.countText(ids.count))
+        return try await render(.catalog, title: page.number > 1 ? "\(category.displayName), page \(page.number)" : category.displayName,
+                                page: values)
     }
 
     /// `GET /search?q=…&page=N`: ranked matches (`StorefrontCatalog.search`); no query: a hint.
@@ -61,13 +52,19 @@ extension AppPagesController {
         let listed = try await storefront.catalog()
         let ids = query.isEmpty ? [] : listed.search(query)
         let page = try Self.page(request, total: ids.count)
-        var values = try await listValues(listed, ids: ids, page: page, path: "/search", query: [("q", query)])
-        values["query"] = query
-        values["hasQuery"] = !query.isEmpty
-        values["title"] = query.isEmpty ? "Search" : "Search: \(query)"
-        values["heading"] = query.isEmpty ? "Search" : "Results for “\(query)”"
-        values["summary"] = ids.count == 1 ? "1 app matches." : "\(ids.count) apps match."
-        return pages.response(.search, values)
+        var values = list(listed, ids: ids, page: page, path: "/search", query: [("q", query)],
+                          heading: query.isEmpty ? "Search" : "Results for “\(query)”",
+                          summary: ids.count == 1 ? "1 app matches." : "\(ids.count) apps match.")
+        // An empty query is no value: Mustache opens a section for an empty string.
+        values.query = query.isEmpty ? nil : query
+        return try await render(.search, title: query.isEmpty ? "Search" : "Search: \(query)", page: values)
+    }
+
+    /// A storefront page with the layout's title and the marketplace's name.
+    func render<Page: Sendable>(_ template: PageTemplate, title: String, page: Page,
+                                formTargets: ContentSecurityPolicy.FormTargets = .souk) async throws -> Response {
+        pages.response(template, PageContext(layout: PublicLayout(title: title, marketplace: try await marketplaceName()), page: page),
+                       formTargets: formTargets)
     }
 
     // MARK: Lists
@@ -93,11 +90,11 @@ extension AppPagesController {
         return Page(number: number, count: count, range: start..<min(total, start + pageSize))
     }
 
-    /// The values every list page shares: its cards and its pager.
-    private func listValues(_ listed: StorefrontCatalog, ids: [UInt64], page: Page, path: String,
-                            query: [(String, String)]) async throws -> [String: Any] {
+    /// A list page's cards and its pager.
+    private func list(_ listed: StorefrontCatalog, ids: [UInt64], page: Page, path: String, query: [(String, String)],
+                      heading: String, summary: String) -> AppListPageValues {
         let apps = ids[page.range].compactMap { listed.apps[$0] }.map(Self.card)
-        var values: [String: Any] = ["marketplace": try await marketplaceName(), "apps": apps, "hasApps": !apps.isEmpty]
+        var pager: PagerValues?
         if page.count > 1 {
             func link(_ number: Int) -> String {
                 var items = query.map { URLQueryItem(name: $0.0, value: $0.1) }
@@ -107,30 +104,25 @@ extension AppPagesController {
                 components.queryItems = items.isEmpty ? nil : items
                 return components.string ?? path
             }
-            var pager: [String: Any] = ["page": page.number, "pages": page.count]
-            if page.number > 1 { pager["previous"] = link(page.number - 1) }
-            if page.number < page.count { pager["next"] = link(page.number + 1) }
-            values["pager"] = pager
+            pager = PagerValues(page: page.number, pages: page.count, previous: page.number > 1 ? link(page.number - 1) : nil,
+                                next: page.number < page.count ? link(page.number + 1) : nil)
         }
-        return values
+        return AppListPageValues(heading: heading, summary: summary, apps: apps, pager: pager)
     }
 
     /// One app's card: name, developer (or subtitle), price, icon.
-    static func card(_ app: StorefrontApp) -> [String: Any] {
-        var card: [String: Any] = [
-            "name": app.name, "url": "/apps/\(app.appleItemId)", "price": app.pricing.isFree ? "Free" : app.pricing.summary,
-        ]
+    static func card(_ app: StorefrontApp) -> AppCardValues {
         let meta = app.developer.isEmpty ? app.subtitle : app.developer
-        if !meta.isEmpty { card["meta"] = meta }
-        card["icon"] = iconImage(app.appleItemId, iconSHA256: app.iconSHA256, media: AppMedia.decode(app.mediaJSON), display: 64)
-        return card
+        return AppCardValues(name: app.name, url: "/apps/\(app.appleItemId)", price: app.pricing.isFree ? "Free" : app.pricing.summary,
+                             meta: meta.isEmpty ? nil : meta,
+                             icon: iconImage(app.appleItemId, iconSHA256: app.iconSHA256, media: AppMedia.decode(app.mediaJSON), display: 64))
     }
 
     /// The categories that have apps, by display name, as chips.
-    static func categoryChips(_ listed: StorefrontCatalog) -> [[String: Any]] {
+    static func categoryChips(_ listed: StorefrontCatalog) -> [CategoryChipValues] {
         let counts = listed.categoryCounts
         return AppCategory.allCases.filter { counts[$0.slug] != nil }.map { category in
-            ["name": category.displayName, "url": "/categories/\(category.slug)", "count": counts[category.slug] ?? 0]
+            CategoryChipValues(name: category.displayName, url: "/categories/\(category.slug)", count: counts[category.slug] ?? 0)
         }
     }
 

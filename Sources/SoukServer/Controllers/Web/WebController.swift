@@ -113,8 +113,8 @@ struct WebController<Context: RequestContext> {
     }
 
     /// The Purchases list: apps bought (paid or refunded), newest first (plans are under Memberships).
-    func purchaseLines(_ accountID: UUID) async throws -> [[String: String]] {
-        var lines: [(date: Date, line: [String: String])] = []
+    func purchaseLines(_ accountID: UUID) async throws -> [AccountPageValues.Purchase] {
+        var lines: [(date: Date, line: AccountPageValues.Purchase)] = []
         var names: [UInt64: String] = [:]  // one read per app, however many orders name it
         for order in try await orders.orders(account: accountID) where order.status == .paid || order.status == .refunded {
             if names[order.appleItemId] == nil {
@@ -123,7 +123,7 @@ struct WebController<Context: RequestContext> {
             let name = names[order.appleItemId] ?? "App \(order.appleItemId)"
             let price = Price(currency: order.price.currency, amount: order.amountPaid ?? order.price.amount).formatted
             let status = order.status == .refunded ? "refunded \(order.refundedAt.map(Self.format) ?? "")" : "bought \(order.paidAt.map(Self.format) ?? "")"
-            lines.append((order.paidAt ?? order.createdAt, ["item": name, "price": price, "status": status]))
+            lines.append((order.paidAt ?? order.createdAt, .init(item: name, price: price, status: status)))
         }
         return lines.sorted { $0.date > $1.date }.map(\.line)
     }
@@ -136,33 +136,20 @@ struct WebController<Context: RequestContext> {
         let now = Date()
         let live = try await licenses.list(accountID: accountID, limit: 1000).filter { $0.isLive(at: now) }
         let installs = Dictionary(grouping: live, by: \.deviceId).sorted { $0.key < $1.key }.map { deviceId, records in
-            ["deviceId": deviceId, "apps": String(Set(records.map(\.appleItemId)).count),
-             "expires": Self.format(records.map(\.expiresAt).max() ?? now), "csrfToken": session.csrfToken]
+            AccountPageValues.Install(deviceId: deviceId, apps: String(Set(records.map(\.appleItemId)).count),
+                                      expires: Self.format(records.map(\.expiresAt).max() ?? now))
         }
         let limit = config.licensing.deviceLimit(for: session.account)
-        var values: [String: Any] = [
-            "title": "Your account", "marketplace": try await marketplaceName(), "email": session.account.email,
-            "csrfToken": session.csrfToken, "hasDevices": !devices.isEmpty,
-            "installs": installs, "installCount": installs.count, "deviceLimit": limit > 0 ? String(limit) : false,
-            "devices": devices.map { device in
-                ["clientId": device.clientId, "signedIn": Self.format(device.signedInAt),
-                 "lastUsed": device.lastUsedAt.map(Self.format) ?? "never", "csrfToken": session.csrfToken]
-            },
-        ]
-        values["purchases"] = try await purchaseLines(accountID)
-        let plans = try await subscriptions.subscriptions(account: accountID).filter { !$0.pending }
-        values["hasPlans"] = !plans.isEmpty
-        values["plans"] = plans.map { plan -> [String: Any] in
+        let plans = try await subscriptions.subscriptions(account: accountID).filter { !$0.pending }.map { plan in
             let running = [.active, .gracePeriod, .billingRetry, .cancelled].contains(plan.state) && plan.expiresAt > now
-            return ["id": plan.id.uuidString.lowercased(), "name": plan.productId + (plan.sandbox ? " (sandbox)" : ""),
-                    "price": plan.price.formatted + " a period", "status": Self.planStatus(plan), "csrfToken": session.csrfToken,
-                    "canCancel": running && plan.willRenew, "canResume": running && !plan.willRenew && plan.state != .billingRetry]
+            return AccountPageValues.Plan(id: plan.id.uuidString.lowercased(), name: plan.productId + (plan.sandbox ? " (sandbox)" : ""),
+                                          price: plan.price.formatted + " a period", status: Self.planStatus(plan),
+                                          canCancel: running && plan.willRenew,
+                                          canResume: running && !plan.willRenew && plan.state != .billingRetry)
         }
-        let receipts = try await Receipt.all(account: accountID, orders: orders, plans: subscriptions)
-        values["hasReceipts"] = !receipts.isEmpty
         var names: [UInt64: String] = [:]
-        var receiptLines: [[String: String]] = []
-        for receipt in receipts {
+        var receipts: [AccountPageValues.Receipt] = []
+        for receipt in try await Receipt.all(account: accountID, orders: orders, plans: subscriptions) {
             let item: String
             switch receipt.item {
             case .app(let appleItemId):
@@ -171,18 +158,22 @@ struct WebController<Context: RequestContext> {
             case .plan(let productId):
                 item = productId
             }
-            receiptLines.append(["date": Self.format(receipt.date), "item": item, "kind": receipt.kind,
-                                 "amount": (receipt.amount < 0 ? "−" : "") + Price(currency: receipt.currency, amount: abs(receipt.amount)).formatted])
+            receipts.append(.init(date: Self.format(receipt.date), item: item, kind: receipt.kind,
+                                  amount: (receipt.amount < 0 ? "−" : "") + Price(currency: receipt.currency, amount: abs(receipt.amount)).formatted))
         }
-        values["receipts"] = receiptLines
-        values["accountLicenseHours"] = config.licensing.accountHours
-        values["publicLicenseDays"] = config.licensing.publicHours / 24
+        var page = AccountPageValues(
+            email: session.account.email, csrfToken: session.csrfToken, plans: plans, purchases: try await purchaseLines(accountID),
+            receipts: receipts,
+            devices: devices.map { .init(clientId: $0.clientId, signedIn: Self.format($0.signedInAt), lastUsed: $0.lastUsedAt.map(Self.format) ?? "never") },
+            installs: installs, installCount: installs.count, deviceLimit: limit > 0 ? String(limit) : nil,
+            accountLicenseHours: config.licensing.accountHours, publicLicenseDays: config.licensing.publicHours / 24)
         if let notice = AccountPagesController<Context>.notice(request.uri.queryParameters["notice"].map(String.init)) {
-            values[notice.isError ? "problem" : "notice"] = notice.text
+            if notice.isError { page.problem = notice.text } else { page.notice = notice.text }
         }
-        if request.uri.queryParameters["signed-out"] != nil { values["notice"] = "Signed out." }
-        if request.uri.queryParameters["released"] != nil { values["notice"] = "Device released: its app licenses end at their next renewal." }
-        return pages.response(.account, values)
+        if request.uri.queryParameters["signed-out"] != nil { page.notice = "Signed out." }
+        if request.uri.queryParameters["released"] != nil { page.notice = "Device released: its app licenses end at their next renewal." }
+        let layout = PublicLayout(title: "Your account", marketplace: try await marketplaceName())
+        return pages.response(.account, PageContext(layout: layout, page: page))
     }
 
     /// Signs out one device (`client_id`) or, without one, every device of the account.

@@ -29,7 +29,7 @@ struct DeveloperConsoleLayout: Sendable {
 /// value wins over a page value of the same name). The page is a typed value (`AppPageValues`,
 /// `AdminPages.swift`, `DeveloperConsolePages.swift`), read by its stored properties' names. For
 /// every list of the page, `has-<name>` says whether it has rows (`{{#has-x}}` opens a table only then).
-struct ConsolePageContext<Layout: Sendable, Page: Sendable>: MustacheParent {
+struct PageContext<Layout: Sendable, Page: Sendable>: MustacheParent {
     let layout: Layout
     let page: Page
 
