@@ -150,12 +150,13 @@ struct AppsCommand: AsyncParsableCommand {
         func run() async throws {
             let id = try selection.appleItemId()
             try await withRuntime(settings) { runtime in
+                let operations = MarketplaceOperations(runtime: runtime)
                 if clear {
-                    let removed = try await runtime.catalog.clearOverride(appleItemId: id)
+                    let removed = try await operations.setOverride(actor: .currentCLIUser, appleItemId: id, nil)
                     print(removed ? "Removed the override of \(id)" : "App \(id) had no override")
                     return
                 }
-                let override = try await runtime.catalog.override(appleItemId: id)
+                var override = try await runtime.catalog.appOverride(appleItemId: id)
                 if let restoreUrl { override.restoreURL = restoreUrl }
                 if let updatesUrl { override.updatesURL = updatesUrl }
                 if let pollingInterval { override.pollingIntervalHours = pollingInterval }
@@ -164,7 +165,7 @@ struct AppsCommand: AsyncParsableCommand {
                 if let licenseResolutionUrl { override.licenseResolutionURL = licenseResolutionUrl }
                 if let licenseSigningCertificateUrl { override.signingCertificateURL = licenseSigningCertificateUrl }
                 if let licenseEncryptionCertificateUrl { override.encryptionCertificateURL = licenseEncryptionCertificateUrl }
-                try await runtime.catalog.saveOverride(override)
+                try await operations.setOverride(actor: .currentCLIUser, appleItemId: id, override)
                 print("Override saved for \(id): \(runtime.config.publicURL)/.well-known/marketplace-kit")
             }
         }

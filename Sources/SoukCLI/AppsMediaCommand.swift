@@ -103,10 +103,7 @@ extension AppsCommand {
         func run() async throws {
             let id = try selection.appleItemId()
             try await withRuntime(settings) { runtime in
-                let before = try await runtime.catalog.appRecord(appleItemId: id).featuredOrder
-                try await runtime.catalog.setFeatured(appleItemId: id, order: remove ? nil : order)
-                try await runtime.auditCLI(.appFeature, target: "app:\(id)", before: ["featured_order": before.map(String.init) ?? ""],
-                                           after: ["featured_order": remove ? "" : String(order)])
+                try await MarketplaceOperations(runtime: runtime).setFeatured(actor: .currentCLIUser, appleItemId: id, order: remove ? nil : order)
                 print(remove ? "App \(id) is no longer featured" : "App \(id) is featured at order \(order)")
             }
         }

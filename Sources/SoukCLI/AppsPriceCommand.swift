@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoukApp
 import SoukCore
 import SoukStore
 
@@ -44,19 +45,13 @@ extension AppsCommand {
         func run() async throws {
             let id = try selection.appleItemId()
             try await withRuntime(settings) { runtime in
-                if let requiresEntitlement {
-                    let marketplace = try await runtime.commerceCatalogs.state(app: AppPricing.marketplaceApp)
-                    guard let marketplace, marketplace.catalog.entitlements.contains(where: { $0.id == requiresEntitlement }) else {
-                        throw ValidationError("\(requiresEntitlement) is not an entitlement of the marketplace's catalog; "
-                                              + "apply one with \"app\": \"marketplace\" first (docs/selling.md).")
-                    }
-                }
                 let entitlement: String?? = noRequiredEntitlement ? .some(nil) : requiresEntitlement.map { .some($0) }
-                let before = try await runtime.catalog.appRecord(appleItemId: id).pricing.summary
-                let app = try await runtime.catalog.setPricing(appleItemId: id, prices: free ? [] : (amounts.isEmpty ? nil : prices),
-                                                               requiresEntitlement: entitlement)
-                if before != app.pricing.summary {
-                    try await runtime.auditCLI(.appPrice, target: "app:\(id)", before: ["price": before], after: ["price": app.pricing.summary])
+                let app: AppRecord
+                do {
+                    app = try await MarketplaceOperations(runtime: runtime).setPricing(
+                        actor: .currentCLIUser, appleItemId: id, prices: free ? [] : (amounts.isEmpty ? nil : prices), requiresEntitlement: entitlement)
+                } catch DeveloperOperationError.invalid(_, let problem) {
+                    throw ValidationError(problem)
                 }
                 print("\(app.appleItemId) \(app.bundleId): \(app.pricing.summary)")
             }

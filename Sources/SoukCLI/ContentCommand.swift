@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoukApp
 import SoukCore
 import SoukStore
 
@@ -20,13 +21,9 @@ struct ContentCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withRuntime(settings) { runtime in
-                let store = HostedContentStore(database: runtime.database, blobs: runtime.blobs, workArea: runtime.config.workDir)
                 do {
-                    switch try await store.importPackage(at: path, app: app) {
+                    switch try await MarketplaceOperations(runtime: runtime).importContent(actor: .currentCLIUser, at: path, app: app) {
                     case .imported(let content):
-                        try await runtime.auditCLI(.contentImport, target: "catalog:\(content.app)",
-                                                   after: ["product": content.productId, "version": "\(content.contentVersion)",
-                                                           "bytes": String(content.size), "sha256": content.sha256])
                         print("Imported \(content.productId) \(content.contentVersion): \(content.size) bytes, SHA-256 \(content.sha256)")
                         print("  \(runtime.config.publicURL)/commerce/\(content.app)/content/\(content.productId)/\(content.contentVersion)")
                     case .alreadyImported(let content):

@@ -78,8 +78,7 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             let owner = try parseAppleID(appleItemId, option: "--apple-item-id")
             try await withRuntime(settings) { runtime in
-                try await runtime.installVerificationKeys.store.retire(owner: owner)
-                try await runtime.auditCLI(.keyRetire, target: "key:app:\(owner)")
+                try await MarketplaceOperations(runtime: runtime).retireAppKey(actor: .currentCLIUser, appleItemId: owner)
                 print("App \(owner) signs with the marketplace key again; its own key stays published until its tokens expire.")
             }
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoukApp
 import SoukStore
 
 extension AccountsCommand {
@@ -49,7 +50,9 @@ extension AccountsCommand {
             }
             try await withRuntime(settings) { runtime in
                 let account = try await runtime.catalog.people.requireAccount(email: email)
-                try await runtime.catalog.people.setDeviceLimit(value, account: account.id)
+                try await PeopleOperationError.failing {
+                    try await PeopleOperations(runtime: runtime).setDeviceLimit(actor: .currentCLIUser, of: account, to: value)
+                }
                 print("Device limit of \(account.email): \(value.map { $0 == 0 ? "none" : String($0) } ?? "server default")")
             }
         }
@@ -105,8 +108,9 @@ struct LicensesCommand: AsyncParsableCommand {
             }
             try await withRuntime(settings) { runtime in
                 let accountID = try await email.asyncMap { try await runtime.catalog.people.requireAccount(email: $0).id }
-                let count = try await LicenseStore(database: runtime.database).revoke(
-                    .init(accountID: accountID, appleItemId: app, deviceId: deviceId?.lowercased(), licenseId: license), reason: reason)
+                let count = try await MarketplaceOperations(runtime: runtime).revokeLicenses(
+                    actor: .currentCLIUser, .init(accountID: accountID, appleItemId: app, deviceId: deviceId?.lowercased(), licenseId: license),
+                    reason: reason)
                 print("Revoked \(count) license(s).")
             }
         }

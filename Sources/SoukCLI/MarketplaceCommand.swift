@@ -1,4 +1,5 @@
 import ArgumentParser
+import SoukApp
 import SoukStore
 
 /// `souk marketplace …`: the marketplace's own identity.
@@ -34,18 +35,8 @@ struct MarketplaceCommand: AsyncParsableCommand {
             if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--name must not be empty") }
             if let keyId, keyId.isEmpty || keyId.count > 64 { throw ValidationError("--key-id must be 1–64 characters") }
             try await withRuntime(settings) { runtime in
-                let current = try await runtime.catalog.marketplaceIdentity(defaultKeyId: runtime.keys.installVerificationKeyId)
-                let before = ["name": current.name, "apple_item_id": String(current.appleItemId),
-                              "key_id": try await runtime.installVerificationKeys.activeKeys()[InstallVerificationKeyRecord.marketplaceOwner]?.kid ?? ""]
-                let marketplace = try await runtime.catalog.setMarketplace(name: name, appleItemId: id,
-                                                                           defaultKeyId: runtime.keys.installVerificationKeyId)
-                if let keyId {
-                    // The key id names the current signing key: both change together.
-                    try await InstallVerificationKeyStore(database: runtime.database).rename(owner: InstallVerificationKeyRecord.marketplaceOwner, to: keyId)
-                }
-                try await runtime.auditCLI(.marketplaceSet, target: "marketplace", before: before,
-                                           after: ["name": marketplace.name, "apple_item_id": String(marketplace.appleItemId),
-                                                   "key_id": keyId ?? before["key_id"] ?? ""])
+                let marketplace = try await MarketplaceOperations(runtime: runtime).setIdentity(actor: .currentCLIUser, name: name,
+                                                                                               appleItemId: id, keyId: keyId)
                 print("Updated marketplace \(marketplace.name)")
             }
         }

@@ -84,9 +84,8 @@ extension PackagesCommand {
             guard !assetPublicId.isEmpty, assetPublicId.count <= 200 else { throw ValidationError("--asset-public-id must be 1–200 characters") }
             guard Data(base64Encoded: keyBlob) != nil else { throw ValidationError("--key-blob must be base64") }
             try await withRuntime(settings) { runtime in
-                _ = try await runtime.catalog.appRecord(appleItemId: item)
-                try await LicenseStore(database: runtime.database).setKeyBlob(assetPublicId: assetPublicId, appleItemId: item,
-                                                                              appleVersionId: version, keyBlob: keyBlob)
+                try await MarketplaceOperations(runtime: runtime).setKeyBlob(actor: .currentCLIUser, appleItemId: item, appleVersionId: version,
+                                                                             assetPublicId: assetPublicId, keyBlob: keyBlob)
                 print("Recorded the key blob of variant \(assetPublicId)")
             }
         }

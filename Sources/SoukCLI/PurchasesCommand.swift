@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoukApp
 import SoukCore
 import SoukStore
 
@@ -59,7 +60,10 @@ struct PurchasesCommand: AsyncParsableCommand {
         func run() async throws {
             guard let paymentId = UUID(uuidString: id) else { throw CommandFailure("\(id) is not a payment id (a UUID)") }
             try await withRuntime(settings) { runtime in
-                guard let payment = try await runtime.purchases.revoke(paymentId, reason: reason) else {
+                let revoked = try await PeopleOperationError.failing {
+                    try await PeopleOperations(runtime: runtime).revokePurchase(actor: .currentCLIUser, paymentId: paymentId, reason: reason)
+                }
+                guard let payment = revoked else {
                     throw CommandFailure("no purchase with payment id \(id)")
                 }
                 guard payment.status == .granted, let revokedAt = payment.revokedAt else {

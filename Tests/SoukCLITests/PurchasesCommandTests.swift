@@ -71,11 +71,15 @@ import Testing
         await #expect(throws: CommandFailure.self) { try await SoukCommand.run(["purchases", "revoke", "--id", UUID().uuidString] + settings) }
         await #expect(throws: (any Error).self) { try await SoukCommand.run(["purchases", "list"] + settings) }
 
-        let (stored, balances) = try await SoukRuntime.open(config, logger: testLogger()).closing { after in
+        let (stored, balances, revocations) = try await SoukRuntime.open(config, logger: testLogger()).closing { after in
             let stored = try await after.purchases.payment(payment)
-            return (stored, try await after.purchases.balances(account: try #require(stored?.accountId), app: CommerceCatalogSamples.readerApp))
+            return (stored, try await after.purchases.balances(account: try #require(stored?.accountId), app: CommerceCatalogSamples.readerApp),
+                    try await AuditLog(database: after.database).list(action: "purchase.revoke"))
         }
         await drop()
+        // The revocation is audited once on the buyer's account, with the payment it ended.
+        #expect(revocations.count == 1 && revocations.first?.target == "account:" + (stored?.accountId.uuidString.lowercased() ?? "-"))
+        #expect(revocations.first?.after?.contains(payment.uuidString.lowercased()) == true && revocations.first?.actor.hasPrefix("cli:") == true)
         #expect(stored?.revokedAt != nil)
         #expect(balances.map(\.balance) == [0])
     }

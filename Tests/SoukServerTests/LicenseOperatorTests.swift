@@ -45,6 +45,18 @@ import Testing
         #expect(try await runtime.catalog.marketplace(defaultKeyId: "").installVerificationKeyId == "ROTATED001")
         #expect(try await runtime.installVerificationKeys.activeKeys().keys.sorted() == [0])
         #expect(try await LicenseStore(database: runtime.database).keyBlob(appleItemId: 6_500_000_020, appleVersionId: 1, assetPublicId: "v-1") == "AAEC")
+        // Each change is audited once, as the command's user; the key blob itself is not written.
+        let audit = AuditLog(database: runtime.database)
+        func fields(_ entry: AuditEntry?) throws -> [String: String] { try AdminCatalogReviewTests.object(entry?.after) }
+        let revoked = try await audit.list(action: "license.revoke")
+        #expect(revoked.count == 1 && revoked.first?.actor.hasPrefix("cli:") == true)
+        #expect(try fields(revoked.first)["device"] == "aa" && fields(revoked.first)["count"] == "1")
+        let limit = try await audit.list(action: "account.device-limit")
+        #expect(limit.map(\.target) == ["account:" + (try account.requireID()).uuidString.lowercased()])
+        #expect(try fields(limit.first)["device_limit"] == "3")
+        let blob = try await audit.list(action: "package.key-blob")
+        #expect(try blob.count == 1 && fields(blob.first)["asset_public_id"] == "v-1" && fields(blob.first)["key_blob"] == nil)
+        #expect(try await audit.list(action: "key.retire").map(\.target) == ["key:app:6500000020"])
         await runtime.close()
     }
 

@@ -16,10 +16,8 @@ import Testing
         let box = Box<SoukRuntime>()
         try await ServerFixture.with(backend, prepare: { runtime, _ in
             try await runtime.catalog.createApp(AppModel(appleItemId: 6_497_405_838, bundleId: "org.example.own", name: "Own"))
-            let override = try await runtime.catalog.override(appleItemId: 6_497_405_838)
-            override.restoreURL = "https://api.other.example/restore"
-            override.pollingIntervalHours = 48
-            try await runtime.catalog.saveOverride(override)
+            try await runtime.catalog.setOverride(AppOverride(restoreURL: "https://api.other.example/restore", pollingIntervalHours: 48),
+                                                  appleItemId: 6_497_405_838)
             box.value = runtime
         }) { client in
             let response = try await client.execute(uri: "/.well-known/marketplace-kit", method: .get)
@@ -66,6 +64,10 @@ import Testing
         try await run(["apps", "override", "--apple-item-id", "42", "--clear"])
         let reopened = try await SoukRuntime.open(SoukConfig(dataDir: folder.path + "/data"), logger: testLogger())
         #expect(try await reopened.catalog.overrides().isEmpty)
+        // Set, then cleared: two entries, the second with the fields it removed.
+        let entries = try await AuditLog(database: reopened.database).list(action: "app.override")
+        #expect(entries.count == 2 && entries.allSatisfy { $0.target == "app:42" })
+        #expect(entries.contains { $0.before?.contains(#""pollingInterval":"72""#) == true && $0.after == "{}" })
         await reopened.close()
     }
 }

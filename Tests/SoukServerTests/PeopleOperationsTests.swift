@@ -93,11 +93,16 @@ import Testing
                 try await operations.signOut(actor: key, person: ada)
             }
             #expect(try await Self.refusals(runtime).count == count)
-            // The machine's operator acts on anyone, an operator included; only it sets roles and resets two-factor sign-in.
+            // The machine's operator acts on anyone, an operator included; only it sets roles, two-factor sign-in and device limits.
             try await operations.setDisabled(true, actor: .cli(user: "root"), person: olive)
             try await operations.setDisabled(false, actor: .cli(user: "root"), person: olive)
             await #expect(throws: PeopleOperationError.self) { try await operations.setRole(.support, actor: Self.staff(olive), person: ada) }
             await #expect(throws: PeopleOperationError.self) { _ = try await operations.resetTOTP(actor: Self.staff(olive), person: sam) }
+            await #expect(throws: PeopleOperationError.self) { try await operations.setDeviceLimit(actor: Self.staff(olive), of: ada, to: 1) }
+            await #expect(throws: PeopleOperationError.invalid("A device limit is 0–1000.")) {
+                try await operations.setDeviceLimit(actor: .cli(user: "root"), of: ada, to: 1001)
+            }
+            #expect(try await Self.person(runtime, "ada@example.com").deviceLimit == nil)
             #expect(try await Self.person(runtime, "ada@example.com").role == .customer)
             // A whole app's subscribers: an operator's, asked of the same rule.
             let appCount = try await Self.refusals(runtime).count

@@ -54,13 +54,13 @@ package struct AccountScope: Sendable {
         throw PeopleOperationError.refused(reason)
     }
 
-    /// Returns when the actor may set roles and two-factor sign-in: only the machine's operator
-    /// (a `souk` command on the server) or Souk itself; the console offers neither.
+    /// Returns when the actor may set roles, two-factor sign-in and device limits: only the machine's
+    /// operator (a `souk` command on the server) or Souk itself; the console offers none of them.
     package func checkMachineOperator(_ actor: SoukActor) throws {
         switch actor {
         case .cli, .system: return
         case .staff, .developerMember, .developerKey:
-            throw PeopleOperationError.refused("Only the server's operator (a souk command on the server) sets roles and resets two-factor sign-in.")
+            throw PeopleOperationError.refused("Only the server's operator (a souk command on the server) sets roles, two-factor sign-in and device limits.")
         }
     }
 }

@@ -21,6 +21,50 @@ public final class AppOverrideModel: Model, @unchecked Sendable {
 
     public init() {}
 
+    /// What the row holds, as a value.
+    var value: AppOverride {
+        AppOverride(restoreURL: restoreURL, updatesURL: updatesURL, pollingIntervalHours: pollingIntervalHours,
+                    dynamicLicenseURL: dynamicLicenseURL, licenseRenewalURL: licenseRenewalURL, licenseResolutionURL: licenseResolutionURL,
+                    signingCertificateURL: signingCertificateURL, encryptionCertificateURL: encryptionCertificateURL)
+    }
+
+    func set(_ value: AppOverride) {
+        restoreURL = value.restoreURL
+        updatesURL = value.updatesURL
+        pollingIntervalHours = value.pollingIntervalHours
+        dynamicLicenseURL = value.dynamicLicenseURL
+        licenseRenewalURL = value.licenseRenewalURL
+        licenseResolutionURL = value.licenseResolutionURL
+        signingCertificateURL = value.signingCertificateURL
+        encryptionCertificateURL = value.encryptionCertificateURL
+    }
+}
+
+/// An app's differences from the marketplace configuration (`app_overrides`): a nil field keeps
+/// the marketplace's value. Published in `overridesByAppleItemID` as a full copy.
+public struct AppOverride: Sendable, Equatable {
+    public var restoreURL: String?
+    public var updatesURL: String?
+    public var pollingIntervalHours: Int?
+    public var dynamicLicenseURL: String?
+    public var licenseRenewalURL: String?
+    public var licenseResolutionURL: String?
+    public var signingCertificateURL: String?
+    public var encryptionCertificateURL: String?
+
+    public init(restoreURL: String? = nil, updatesURL: String? = nil, pollingIntervalHours: Int? = nil, dynamicLicenseURL: String? = nil,
+                licenseRenewalURL: String? = nil, licenseResolutionURL: String? = nil, signingCertificateURL: String? = nil,
+                encryptionCertificateURL: String? = nil) {
+        self.restoreURL = restoreURL
+        self.updatesURL = updatesURL
+        self.pollingIntervalHours = pollingIntervalHours
+        self.dynamicLicenseURL = dynamicLicenseURL
+        self.licenseRenewalURL = licenseRenewalURL
+        self.licenseResolutionURL = licenseResolutionURL
+        self.signingCertificateURL = signingCertificateURL
+        self.encryptionCertificateURL = encryptionCertificateURL
+    }
+
     /// The marketplace configuration with this override's differences.
     public func applied(to base: MarketplaceConfiguration) -> MarketplaceConfiguration {
         var license = base.license
@@ -32,22 +76,36 @@ public final class AppOverrideModel: Model, @unchecked Sendable {
         return MarketplaceConfiguration(restore: restoreURL ?? base.restore, updatesURL: updatesURL ?? base.updatesURL,
                                         pollingInterval: pollingIntervalHours ?? base.pollingInterval, license: license)
     }
+
+    /// The fields that are set, by their `.well-known` names, for an audit entry.
+    public var auditFields: [String: String] {
+        let fields: [(String, String?)] = [
+            ("restore", restoreURL), ("updatesURL", updatesURL), ("pollingInterval", pollingIntervalHours.map(String.init)),
+            ("dynamicLicenseURL", dynamicLicenseURL), ("licenseRenewalURL", licenseRenewalURL),
+            ("licenseResolutionURL", licenseResolutionURL), ("signingCertificateURL", signingCertificateURL),
+            ("encryptionCertificateURL", encryptionCertificateURL),
+        ]
+        return Dictionary(uniqueKeysWithValues: fields.compactMap { name, value in value.map { (name, $0) } })
+    }
 }
 
 extension CatalogStore {
-    /// The override of an app, created empty when asked for one that does not exist yet.
-    public func override(appleItemId: UInt64) async throws -> AppOverrideModel {
+    /// An app's override; empty when it has none. Throws `CatalogError.notFound` for no such app.
+    public func appOverride(appleItemId: UInt64) async throws -> AppOverride {
         let app = try await app(appleItemId: appleItemId)
-        if let existing = try await AppOverrideModel.query(on: database.db).filter(\.$app.$id == app.requireID()).first() {
-            return existing
-        }
-        let created = AppOverrideModel()
-        created.$app.id = try app.requireID()
-        return created
+        return try await AppOverrideModel.query(on: database.db).filter(\.$app.$id == app.requireID()).first()?.value ?? AppOverride()
     }
 
-    public func saveOverride(_ override: AppOverrideModel) async throws {
-        try await override.save(on: database.db)
+    /// Writes an app's override, made when it has none yet.
+    public func setOverride(_ value: AppOverride, appleItemId: UInt64) async throws {
+        let app = try await app(appleItemId: appleItemId)
+        let row = try await AppOverrideModel.query(on: database.db).filter(\.$app.$id == app.requireID()).first() ?? {
+            let created = AppOverrideModel()
+            created.$app.id = try app.requireID()
+            return created
+        }()
+        row.set(value)
+        try await row.save(on: database.db)
     }
 
     /// Removes an app's override; true when there was one.
@@ -60,8 +118,8 @@ extension CatalogStore {
     }
 
     /// Every override, keyed by the app's AppleItemID.
-    public func overrides() async throws -> [UInt64: AppOverrideModel] {
+    public func overrides() async throws -> [UInt64: AppOverride] {
         let all = try await AppOverrideModel.query(on: database.db).with(\.$app).all()
-        return Dictionary(all.map { ($0.app.appleItemId, $0) }, uniquingKeysWith: { first, _ in first })
+        return Dictionary(all.map { ($0.app.appleItemId, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 }
