@@ -13,6 +13,8 @@ public struct SoukRequestContext: RequestContext, RemoteAddressRequestContext {
     var consoleSession: ConsoleSession? = nil
     /// The developer console's session, set by `DeveloperConsoleMiddleware` on `/developer…` routes (nil elsewhere).
     var developerSession: DeveloperSession? = nil
+    /// The website's signed-in session, set by `WebSessionMiddleware` on the routes that need one (nil elsewhere).
+    var webSession: WebSessionStore.Session? = nil
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -33,7 +33,8 @@ import Testing
             #expect(try await runtime.catalog.requireAccount(email: "tester@example.com").sandbox)
             let catalog = try #require(try await runtime.commerceCatalogs.state(app: CommerceCatalogSamples.readerApp))
             func record(_ productId: String, _ transaction: String, quantity: Int = 1) async throws -> UUID {
-                let product = try #require(catalog.product(productId))
+                struct NoSuchProduct: Error {}
+                guard let product = catalog.product(productId) else { throw NoSuchProduct() }
                 let sku = product.skus[.appleStore] ?? ""
                 let claim = PurchaseClaim(store: .appleStore, app: catalog.app, storeProductId: sku, transactionId: transaction, receipt: "-")
                 let verified = VerifiedPurchase(store: .appleStore, transactionId: transaction, originalTransactionId: transaction,

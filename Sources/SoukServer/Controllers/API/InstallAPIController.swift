@@ -110,7 +110,7 @@ struct InstallAPIController<Context: BearerRequestContext> {
         let minimum = app.versions.flatMap { version in
             names.filter { version.platforms.contains($0) }.compactMap { version.minimumOS[$0] ?? OSVersion("0") }
         }.min()
-        let shown = AppPagesController<Context>.platformName(platform.rawValue)
+        let shown = AppPagesController<SoukRequestContext>.platformName(platform.rawValue)
         let detail = withdrawn
             ? "The installed version was withdrawn and no newer version runs on \(shown) \(osVersion)."
             : minimum.map { "This app requires \(shown) \($0) or later." } ?? "No version of this app runs on \(shown)."

@@ -9,7 +9,7 @@ import SoukStore
 /// authorization endpoint a registered `tv` client asks for codes, and `/activate`, where a
 /// signed-in person types the user code, sees which client asks, and approves or denies it.
 /// The token endpoint's half is `DeviceGrant`.
-struct DeviceAuthorizationController<Context: RequestContext> {
+struct DeviceAuthorizationController<Context: WebSessionRequestContext> {
     let config: SoukConfig
     let grant: DeviceGrant
     let sessions: WebSessionStore
@@ -22,8 +22,10 @@ struct DeviceAuthorizationController<Context: RequestContext> {
 
     func addRoutes(to router: Router<Context>) {
         router.post("oauth/device_authorization", use: deviceAuthorization)
-        router.get("activate", use: activatePage)
-        router.post("activate", use: activate)
+        // Signed out: to sign-in first, then back here (a GET with the code the TV's link carries).
+        let signedIn = router.group("activate").add(middleware: WebSessionMiddleware(sessions: sessions, returnHere: true))
+        signedIn.get(use: activatePage)
+        signedIn.post(use: activate)
     }
 
     /// `POST /oauth/device_authorization`: a device code, a user code and where to type it.
@@ -47,9 +49,7 @@ struct DeviceAuthorizationController<Context: RequestContext> {
 
     /// `GET /activate[?user_code=…]`: the code form (signed out: to sign-in first, then back here).
     @Sendable func activatePage(_ request: Request, context: Context) async throws -> Response {
-        guard let session = try await sessions.session(for: request) else {
-            return WebController<Context>.seeOther(SignInReturn.signInURL(returningTo: "/activate", query: request.uri.query))
-        }
+        let session = try context.requireWebSession()
         let typed = request.uri.queryParameters["user_code"].map(String.init) ?? ""
         return try await page(.activate, session: session) { $0.userCode = String(typed.prefix(32)) }
     }
@@ -57,9 +57,7 @@ struct DeviceAuthorizationController<Context: RequestContext> {
     /// `POST /activate`: `decision` absent → look the code up and show who asks; `approve` or
     /// `deny` → decide. Every wrong code counts against the throttle.
     @Sendable func activate(_ request: Request, context: Context) async throws -> Response {
-        guard let session = try await sessions.session(for: request) else {
-            return WebController<Context>.seeOther(SignInReturn.signInURL(returningTo: "/activate", query: nil))
-        }
+        let session = try context.requireWebSession()
         let form = try await sessions.checkedForm(request, session: session, context: context)
         let typed = String((form["user_code"] ?? "").prefix(32))
         let accountID = session.account.id

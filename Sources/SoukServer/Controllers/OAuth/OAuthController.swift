@@ -55,7 +55,7 @@ struct OAuthController<Context: RequestContext> {
             "revocation_endpoint": issuer + "/oauth/revoke",
             "jwks_uri": issuer + "/.well-known/jwks.json",
             "response_types_supported": ["code"],
-            "device_authorization_endpoint": issuer + DeviceAuthorizationController<Context>.endpointPath,
+            "device_authorization_endpoint": issuer + DeviceAuthorizationController<SoukRequestContext>.endpointPath,
             "grant_types_supported": ["authorization_code", "refresh_token", Self.tokenExchange, DeviceGrant.grantType],
             "code_challenge_methods_supported": config.allowPlainPKCE ? ["S256", "plain"] : ["S256"],
             "token_endpoint_auth_methods_supported": ["none"],

@@ -10,7 +10,7 @@ import SoukStore
 /// and deleting the account. Every form is signed in and carries the session's CSRF token; a plan
 /// id in a form selects only a plan of the signed-in account. The current password asked by the
 /// password change and the deletion counts against the account's sign-in throttle.
-struct AccountPagesController<Context: RequestContext> {
+struct AccountPagesController<Context: WebSessionRequestContext> {
     let account: AccountSelfService
     let sessions: WebSessionStore
     let throttle: LoginThrottle
@@ -20,27 +20,28 @@ struct AccountPagesController<Context: RequestContext> {
     let marketplaceName: @Sendable () async throws -> String
 
     func addRoutes(to router: Router<Context>) {
-        router.post("account/password", use: changePassword)
-        router.post("account/sign-out-everywhere", use: signOutEverywhere)
-        router.post("account/delete", use: deleteAccount)
-        router.post("account/plans/:id/cancel") { request, context in try await setRenewal(request, context, renew: false) }
-        router.post("account/plans/:id/resume") { request, context in try await setRenewal(request, context, renew: true) }
+        let signedIn = router.group("account").add(middleware: WebSessionMiddleware(sessions: sessions))
+        signedIn.post("password", use: changePassword)
+        signedIn.post("sign-out-everywhere", use: signOutEverywhere)
+        signedIn.post("delete", use: deleteAccount)
+        signedIn.post("plans/:id/cancel") { request, context in try await setRenewal(request, context, renew: false) }
+        signedIn.post("plans/:id/resume") { request, context in try await setRenewal(request, context, renew: true) }
     }
 
-    /// A signed-in form: the session and its fields, or the sign-in page to go to.
-    func signedInForm(_ request: Request, _ context: Context) async throws -> (WebSessionStore.Session, FormBody)? {
-        guard let session = try await sessions.session(for: request) else { return nil }
+    /// A signed-in form: the session `WebSessionMiddleware` let in and the form's fields, its CSRF token checked.
+    func signedInForm(_ request: Request, _ context: Context) async throws -> (WebSessionStore.Session, FormBody) {
+        let session = try context.requireWebSession()
         return (session, try await sessions.checkedForm(request, session: session, context: context))
     }
 
     static func back(_ notice: String) -> Response {
-        WebController<Context>.seeOther("/account?notice=\(notice)")
+        WebController<SoukRequestContext>.seeOther("/account?notice=\(notice)")
     }
 
     /// `POST /account/password`: the current password, then the new one twice. Other browsers are
     /// signed out (this one stays); devices keep their tokens — "Sign out everywhere" ends those too.
     @Sendable func changePassword(_ request: Request, context: Context) async throws -> Response {
-        guard let (session, form) = try await signedInForm(request, context) else { return WebController<Context>.seeOther("/signin") }
+        let (session, form) = try await signedInForm(request, context)
         let account = session.account
         switch try await checkPassword(form.values["current_password"] ?? "", of: account) {
         case .throttled(let wait): return try await tooManyAttempts(wait)
@@ -57,16 +58,16 @@ struct AccountPagesController<Context: RequestContext> {
 
     /// `POST /account/sign-out-everywhere`: every device's tokens and every browser session, this one included.
     @Sendable func signOutEverywhere(_ request: Request, context: Context) async throws -> Response {
-        guard let (session, _) = try await signedInForm(request, context) else { return WebController<Context>.seeOther("/signin") }
+        let (session, _) = try await signedInForm(request, context)
         try await account.signOutEverywhere(session.account.id)
-        return WebController<Context>.seeOther("/signin?signed-out=everywhere")
+        return WebController<SoukRequestContext>.seeOther("/signin?signed-out=everywhere")
     }
 
     /// `POST /account/plans/<id>/cancel|resume`: renewal off or back on for one of the account's
     /// running plans. A plan Stripe bills changes at Stripe first (`cancel_at_period_end`); when
     /// Stripe cannot be reached nothing changes and the page says to try again.
     func setRenewal(_ request: Request, _ context: Context, renew: Bool) async throws -> Response {
-        guard let (session, _) = try await signedInForm(request, context) else { return WebController<Context>.seeOther("/signin") }
+        let (session, _) = try await signedInForm(request, context)
         guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)),
               let outcome = try await account.setRenewal(plan: id, account: session.account.id, renew: renew) else {
             throw HTTPError(.notFound)
@@ -84,7 +85,7 @@ struct AccountPagesController<Context: RequestContext> {
     /// first (at Stripe too: if Stripe cannot be reached the account is not deleted yet), then the
     /// account is closed (`AccountClosure`) and every token and session ends.
     @Sendable func deleteAccount(_ request: Request, context: Context) async throws -> Response {
-        guard let (session, form) = try await signedInForm(request, context) else { return WebController<Context>.seeOther("/signin") }
+        let (session, form) = try await signedInForm(request, context)
         let account = session.account
         let accountID = account.id
         guard form["confirm"] == "yes" else { return Self.back("delete-unconfirmed") }
@@ -94,7 +95,7 @@ struct AccountPagesController<Context: RequestContext> {
         case .right: break
         }
         guard try await self.account.close(account: accountID) else { return Self.back("processor-unavailable") }
-        var response = WebController<Context>.seeOther("/signin?deleted=1")
+        var response = WebController<SoukRequestContext>.seeOther("/signin?deleted=1")
         response.headers[.setCookie] = Cookie(name: WebSessionStore.cookieName, value: "", maxAge: 0, path: "/",
                                               secure: secure, httpOnly: true, sameSite: .lax).description
         return response

@@ -12,7 +12,7 @@ import Synchronization
 /// Spotlight), the Install and Buy buttons (POSTs: a fresh `marketplace-kit://install` link for the
 /// signed-in person, or an order) and `/sitemap.xml`. The lists answer from `StorefrontIndex`, held
 /// in memory and kept current from the catalog change log, so no page scans the catalog.
-struct AppPagesController<Context: RequestContext> {
+struct AppPagesController<Context: WebSessionRequestContext> {
     let catalog: CatalogStore
     let sessions: WebSessionStore
     let pages: Pages
@@ -56,8 +56,9 @@ struct AppPagesController<Context: RequestContext> {
         router.get("search", use: search)
         router.get("categories/:slug", use: category)
         router.get("apps/:appleItemId", use: appPage)
-        router.post("apps/:appleItemId/install", use: install)
-        router.post("apps/:appleItemId/buy", use: buy)
+        let signedIn = router.group("apps/:appleItemId").add(middleware: WebSessionMiddleware(sessions: sessions))
+        signedIn.post("install", use: install)
+        signedIn.post("buy", use: buy)
         router.get("sitemap.xml", use: sitemap)
         router.get("sitemaps/{page}.xml", use: sitemapPage)
         router.get("favicon.ico", use: favicon)
@@ -126,10 +127,10 @@ struct AppPagesController<Context: RequestContext> {
     /// The Install button: a fresh link for the signed-in person, shown for a tap (never redirected to).
     @Sendable func install(_ request: Request, context: Context) async throws -> Response {
         let app = try await availableApp(context)
-        guard let session = try await sessions.session(for: request) else { return WebController<Context>.seeOther("/signin") }
+        let session = try context.requireWebSession()
         _ = try await sessions.checkedForm(request, session: session, context: context)
         // An app not paid for gets no install link: the device would only meet a 402.
-        guard try await verdict(app, account: session.account) == .open else { return WebController<Context>.seeOther("/apps/\(app.appleItemId)") }
+        guard try await verdict(app, account: session.account) == .open else { return WebController<SoukRequestContext>.seeOther("/apps/\(app.appleItemId)") }
         let link = try await installLinks.make(appleItemId: app.appleItemId, email: session.account.email)
         return pages.response(.install, InstallPageValues(title: "Install \(app.name)", marketplace: try await marketplaceName(),
                                                           name: app.name, link: link.url, appURL: "/apps/\(app.appleItemId)"))
@@ -141,13 +142,13 @@ struct AppPagesController<Context: RequestContext> {
     /// it back to the page, which says the app is not for sale yet).
     @Sendable func buy(_ request: Request, context: Context) async throws -> Response {
         let app = try await availableApp(context)
-        guard let session = try await sessions.session(for: request) else { return WebController<Context>.seeOther("/signin") }
+        let session = try context.requireWebSession()
         _ = try await sessions.checkedForm(request, session: session, context: context)
         let page = "/apps/\(app.appleItemId)"
         do {
             switch try await checkout.checkout(appleItemId: app.appleItemId, currency: nil, buyer: session.account) {
-            case .order(let order): return WebController<Context>.seeOther(order.url ?? page)
-            case .alreadyOwned, .planHeld, .notForSale, .subscription, .paymentsNotConfigured: return WebController<Context>.seeOther(page)
+            case .order(let order): return WebController<SoukRequestContext>.seeOther(order.url ?? page)
+            case .alreadyOwned, .planHeld, .notForSale, .subscription, .paymentsNotConfigured: return WebController<SoukRequestContext>.seeOther(page)
             }
         } catch is StoreFault {
             return pages.response(.error, ErrorPageValues(

@@ -42,7 +42,7 @@ struct PasswordResetController<Context: RequestContext> {
             return try await invalid()
         }
         guard case .success(let form) = try await FormBody.read(request, context: context),
-              let cookie = request.cookies[WebController<Context>.formCookie]?.value, let field = form["csrf_token"],
+              let cookie = request.cookies[WebController<SoukRequestContext>.formCookie]?.value, let field = form["csrf_token"],
               ConstantTime.equal(cookie, field) else {
             return try await self.form(token: token, email: account.email, error: "The form expired. Please try again.", status: .forbidden)
         }
@@ -60,7 +60,7 @@ struct PasswordResetController<Context: RequestContext> {
         guard let used = try await links.use(token: token, passwordHash: hash) else { return try await invalid() }
         try await tokens.revokeAll(accountID: used)
         try await sessions.deleteAll(accountID: used)
-        return WebController<Context>.seeOther("/signin?reset=done")
+        return WebController<SoukRequestContext>.seeOther("/signin?reset=done")
     }
 
     private func form(token: String, email: String, error: String?, status: HTTPResponse.Status) async throws -> Response {
@@ -68,7 +68,7 @@ struct PasswordResetController<Context: RequestContext> {
         let values = PasswordResetValues(title: "Choose a new password", marketplace: try await marketplaceName(), email: email,
                                          action: Self.path(token: token), csrfToken: csrf, error: error)
         // Limited to this link's path: the cookie goes nowhere else.
-        let cookie = Cookie(name: WebController<Context>.formCookie, value: csrf, maxAge: 1800, path: Self.path(token: token),
+        let cookie = Cookie(name: WebController<SoukRequestContext>.formCookie, value: csrf, maxAge: 1800, path: Self.path(token: token),
                             secure: secure, httpOnly: true, sameSite: .strict)
         return pages.response(.passwordReset, values, status: status, extraHeaders: [.setCookie: cookie.description])
     }

@@ -6,7 +6,7 @@ import SoukStore
 
 /// The website's account pages: sign in, sign out, sign up (when enabled) and the account page
 /// with the person's devices. Sessions live in the database; every form carries a CSRF token.
-struct WebController<Context: RequestContext> {
+struct WebController<Context: WebSessionRequestContext> {
     let config: SoukConfig
     let catalog: CatalogStore
     let tokens: TokenStore
@@ -28,9 +28,10 @@ struct WebController<Context: RequestContext> {
         router.post("signout", use: signOut)
         router.get("signup", use: signUpPage)
         router.post("signup", use: signUp)
-        router.get("account", use: account)
-        router.post("account/devices/sign-out", use: signOutDevices)
-        router.post("account/installs/release", use: releaseInstall)
+        let signedIn = router.group("account").add(middleware: WebSessionMiddleware(sessions: sessions))
+        signedIn.get(use: account)
+        signedIn.post("devices/sign-out", use: signOutDevices)
+        signedIn.post("installs/release", use: releaseInstall)
     }
 
     var secure: Bool { config.publicURL.hasPrefix("https://") }
@@ -129,7 +130,7 @@ struct WebController<Context: RequestContext> {
     }
 
     @Sendable func account(_ request: Request, context: Context) async throws -> Response {
-        guard let session = try await sessions.session(for: request) else { return Self.seeOther("/signin") }
+        let session = try context.requireWebSession()
         let accountID = session.account.id
         let devices = try await tokens.devices(accountID: accountID)
         // Active installs: devices with a live license (what the device limit counts).
@@ -178,7 +179,7 @@ struct WebController<Context: RequestContext> {
 
     /// Signs out one device (`client_id`) or, without one, every device of the account.
     @Sendable func signOutDevices(_ request: Request, context: Context) async throws -> Response {
-        guard let session = try await sessions.session(for: request) else { return Self.seeOther("/signin") }
+        let session = try context.requireWebSession()
         let form = try await sessions.checkedForm(request, session: session, context: context)
         try await tokens.revokeAll(accountID: session.account.id, clientId: form["client_id"])
         return Self.seeOther("/account?signed-out=1")
@@ -187,7 +188,7 @@ struct WebController<Context: RequestContext> {
     /// Releases one device: its licenses for this account are revoked, freeing a place under the
     /// device limit; the apps on it stop at their next renewal.
     @Sendable func releaseInstall(_ request: Request, context: Context) async throws -> Response {
-        guard let session = try await sessions.session(for: request) else { return Self.seeOther("/signin") }
+        let session = try context.requireWebSession()
         let form = try await sessions.checkedForm(request, session: session, context: context)
         guard let deviceId = form["device_id"], !deviceId.isEmpty else { throw Problem(.badRequest, "Say which device to release.") }
         try await licenses.revoke(.init(accountID: session.account.id, deviceId: deviceId), reason: "released by the account holder")
