@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SoukApp
 import SoukCore
 import SoukStore
 

@@ -1,5 +1,4 @@
 import Foundation
-import SoukApp
 import SoukCore
 import SoukStore
 
@@ -9,24 +8,24 @@ import SoukStore
 ///
 /// The attempt is counted before the password is checked, so parallel requests cannot get more
 /// guesses than the rules allow; a successful sign-in gives its attempt back.
-struct PasswordSignIn: Sendable {
-    let people: PeopleDirectory
-    let throttle: LoginThrottle
+package struct PasswordSignIn: Sendable {
+    package let people: PeopleDirectory
+    package let throttle: LoginThrottle
 
-    init(people: PeopleDirectory, throttle: LoginThrottle) {
+    package init(people: PeopleDirectory, throttle: LoginThrottle) {
         self.people = people
         self.throttle = throttle
         PasswordHasher.startDummyHash()
     }
 
-    enum Outcome {
+    package enum Outcome: Sendable {
         case signedIn(AccountRecord)
         case refused
         case throttled(retryAfter: Int)
     }
 
     /// - Parameter client: the client's throttling key (`ClientAddressReader`).
-    func attempt(email rawEmail: String, password: String, client: String) async throws -> Outcome {
+    package func attempt(email rawEmail: String, password: String, client: String) async throws -> Outcome {
         let email = AccountRecord.normalize(email: rawEmail)
         let address = SignInThrottleRule.address(client)
         let accountRule = SignInThrottleRule.account(email: email)
@@ -46,7 +45,8 @@ struct PasswordSignIn: Sendable {
         return .signedIn(account)
     }
 
-    static func minutes(_ seconds: Int) -> String {
+    /// A wait in words: "45 seconds", "3 minutes".
+    package static func minutes(_ seconds: Int) -> String {
         seconds < 90 ? "\(seconds) second\(seconds == 1 ? "" : "s")" : "\((seconds + 59) / 60) minutes"
     }
 }
