@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import SQLKit
 import SoukCore
 import SoukStore
 
