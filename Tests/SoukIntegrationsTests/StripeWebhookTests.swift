@@ -88,7 +88,8 @@ import Testing
         let notJSON = Array("event=paid".utf8)
         #expect(refusal(notJSON, header: StripeWebhook.signatureHeader(payload: notJSON, secret: Self.secret, timestamp: Self.at)) == .notJSON)
         for text in [#"{"id":"evt_1","type":"x","created":1}"#, #"{"object":"charge","id":"ch_1"}"#, #"[1,2]"#,
-                     #"{"id":"evt_1","type":"x","data":{"object":{}}}"#] {
+                     #"{"id":"evt_1","type":"x","data":{"object":{}}}"#, #"{"id":"evt_1","type":"x","created":1,"livemode":null,"data":{"object":{}}}"#,
+                     #"{"id":"evt_1","type":"x","created":1,"livemode":"no","data":{"object":{}}}"#] {
             let body = Array(text.utf8)
             #expect(refusal(body, header: StripeWebhook.signatureHeader(payload: body, secret: Self.secret, timestamp: Self.at)) == .notAnEvent)
         }

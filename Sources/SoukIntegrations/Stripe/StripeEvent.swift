@@ -47,6 +47,9 @@ public struct StripeEvent: Sendable, Equatable {
             guard let object = reader.at("data")?.at("object"), object.value.isObject else {
                 throw JSONPathError(path: "data.object", message: "is missing")
             }
+            // Stripe always says which mode an event is from: `true` or `false`, never `null` (which the
+            // reader would take for absent). An event without it (a hand-made test event) is not live.
+            if reader.value["livemode"] == .null { throw reader.fail("livemode", "expected true or false") }
             return StripeEvent(id: id, type: type, created: created, livemode: try reader.bool("livemode") ?? false,
                                object: Array(object.value.compactText().utf8))
         } catch {
