@@ -18,9 +18,9 @@ struct WebSessionMiddleware<Context: WebSessionRequestContext>: RouterMiddleware
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let session = try await sessions.session(for: request) else {
-            guard returnHere else { return WebController<Context>.seeOther("/signin") }
+            guard returnHere else { return WebPage.seeOther("/signin") }
             let query = request.method == .get ? request.uri.query : nil
-            return WebController<Context>.seeOther(SignInReturn.signInURL(returningTo: request.uri.path, query: query))
+            return WebPage.seeOther(SignInReturn.signInURL(returningTo: request.uri.path, query: query))
         }
         var context = context
         context.webSession = session

@@ -25,7 +25,7 @@ extension AdminController {
                 .extend(app: app, person: account, days: days, reason: reason, actor: Self.staffActor(session))
             let lines = outcomes.map { outcome in
                 switch outcome.result {
-                case .extended(let date): "\(outcome.productId) renews \(WebController<SoukRequestContext>.format(date))."
+                case .extended(let date): "\(outcome.productId) renews \(WebPage.format(date))."
                 case .refused(let why): "Apple did not extend \(outcome.productId): \(why)."
                 }
             }
@@ -60,7 +60,7 @@ extension AdminController {
             values.transactions = finding.transactions.map { row in
                 let person = row.purchase?.accountId
                 return .init(transaction: row.transactionId, product: row.productId ?? "-",
-                             purchased: row.purchaseDate.map(WebController<SoukRequestContext>.format) ?? "-", status: row.purchase?.status.rawValue ?? "-",
+                             purchased: row.purchaseDate.map(WebPage.format) ?? "-", status: row.purchase?.status.rawValue ?? "-",
                              person: person?.uuidString.lowercased(),
                              email: person.map { emails[$0] ?? $0.uuidString.lowercased() })
             }

@@ -65,7 +65,7 @@ extension AdminController {
         } catch let error as CatalogError {
             return try await refuse(error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
         }
-        return WebController<SoukRequestContext>.seeOther("/admin/apps/\(app.appleItemId)?done=created")
+        return WebPage.seeOther("/admin/apps/\(app.appleItemId)?done=created")
     }
 
     /// The page and its forms, shared with the developer console; support only look.
@@ -149,6 +149,6 @@ extension AdminController {
         } catch DeveloperOperationError.invalid(_, let message) {
             return try await appDetailPage(session: session, app: app, notice: nil, error: message, status: .badRequest)
         }
-        return WebController<SoukRequestContext>.seeOther("/admin/apps/\(app.appleItemId)?done=\(availability == .available ? "available" : "taken-down")")
+        return WebPage.seeOther("/admin/apps/\(app.appleItemId)?done=\(availability == .available ? "available" : "taken-down")")
     }
 }

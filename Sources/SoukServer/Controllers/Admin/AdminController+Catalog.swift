@@ -26,7 +26,7 @@ extension AdminController {
         for app in try await store.apps() {
             guard let state = try await store.state(app: app) else { continue }
             rows.append(.init(app: app, revision: String(state.revision), onSale: String(state.catalog.products.count),
-                              retired: String(state.retired.count), modified: WebController<SoukRequestContext>.format(state.modifiedAt)))
+                              retired: String(state.retired.count), modified: WebPage.format(state.modifiedAt)))
         }
         return try await render(.adminCatalogs, session: session, title: "Catalogs", page: AdminCatalogsValues(catalogs: rows))
     }

@@ -48,12 +48,12 @@ extension AdminController {
         var components = URLComponents()
         components.path = "/admin/clients"
         components.queryItems = [URLQueryItem(name: "removed", value: clientId)]
-        return WebController<SoukRequestContext>.seeOther(components.string ?? "/admin/clients")
+        return WebPage.seeOther(components.string ?? "/admin/clients")
     }
 
     private func renderClients(session: ConsoleSession, notice: String? = nil, error: String? = nil, form: [String: String] = [:],
                                status: HTTPResponse.Status = .ok) async throws -> Response {
-        let format = WebController<SoukRequestContext>.format
+        let format = WebPage.format
         let values = ClientsValues(
             clients: try await clientRegistry.list().map { entry in
                 .init(clientId: entry.client.clientId, name: entry.client.name, kind: entry.client.kind.rawValue,

@@ -40,7 +40,7 @@ extension AdminController {
                                                 maxFileBytes: StoreCredentialUpload.maxBytes)
         defer { form.cleanUp() }
         switch try await StoreCredentialPage.set(form, app: app, actor: Self.staffActor(session), operations: credentialOperations) {
-        case .set: return WebController<SoukRequestContext>.seeOther(Self.credentialsPath(app) + "?done=set")
+        case .set: return WebPage.seeOther(Self.credentialsPath(app) + "?done=set")
         case .refused(let message): return try await credentialsList(session: session, app: app, notice: nil, error: message, status: .badRequest)
         }
     }
@@ -50,6 +50,6 @@ extension AdminController {
         let app = try await requireCatalog(context).catalog.app
         let kind = try StoreCredentialPage.kind(context.parameters.get("store"), context.parameters.get("kind"))
         try await credentialOperations.remove(actor: Self.staffActor(session), app: app, kind: kind)
-        return WebController<SoukRequestContext>.seeOther(Self.credentialsPath(app) + "?done=removed")
+        return WebPage.seeOther(Self.credentialsPath(app) + "?done=removed")
     }
 }

@@ -86,7 +86,7 @@ extension AdminController {
             guard form.confirmed else { return try await confirmMassExtension(session: session, plan: plan) }
             let row = try await operations.extendAll(plan, actor: Self.staffActor(session))
             guard row.status == .pending else { return try await again("Apple refused the extension: \(row.detail ?? "-").", .badGateway) }
-            return WebController<SoukRequestContext>.seeOther("\(Self.extensionsPath(app))?requested=\(row.requestIdentifier)")
+            return WebPage.seeOther("\(Self.extensionsPath(app))?requested=\(row.requestIdentifier)")
         } catch PeopleOperationError.refused(let reason) {
             throw Problem(.forbidden, reason)
         } catch let refusal as AppleOperations.Refusal {
@@ -123,7 +123,7 @@ extension AdminController {
             environments: CommerceEnvironment.allCases.map { .init(name: $0.rawValue, selected: $0.rawValue == form.environment) },
             days: form.days, storefronts: form.storefronts,
             requests: rows.map { row in
-                .init(requested: WebController<SoukRequestContext>.format(row.requestedAt), kind: row.kind.rawValue, request: row.requestIdentifier,
+                .init(requested: WebPage.format(row.requestedAt), kind: row.kind.rawValue, request: row.requestIdentifier,
                       product: row.productId ?? "-", subscription: row.originalTransactionId ?? "-", days: String(row.extendByDays),
                       reason: String(row.reasonCode), status: row.status.rawValue, succeeded: count(row.succeededCount),
                       failed: count(row.failedCount), moved: count(row.movedCount), by: row.requestedBy, detail: row.detail ?? "-",

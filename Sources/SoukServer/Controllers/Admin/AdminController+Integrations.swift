@@ -29,7 +29,7 @@ extension AdminController {
 
     private func integrationsPage(session: ConsoleSession, request: Request, notice: String?, error: String?, publicKey: String?,
                                   status: HTTPResponse.Status = .ok) async throws -> Response {
-        let format = WebController<SoukRequestContext>.format
+        let format = WebPage.format
         let apps = try await services.commerceCatalogs.store.apps()
         let chosen = request.uri.queryParameters["app"].map(String.init).flatMap { apps.contains($0) ? $0 : nil } ?? apps.first
         var values = IntegrationsValues(
@@ -80,7 +80,7 @@ extension AdminController {
         var components = URLComponents()
         components.path = "/admin/integrations"
         components.queryItems = [URLQueryItem(name: "app", value: app), URLQueryItem(name: "done", value: "redelivered")]
-        return WebController<SoukRequestContext>.seeOther(components.string ?? "/admin/integrations")
+        return WebPage.seeOther(components.string ?? "/admin/integrations")
     }
 
     /// A new install verification key for the marketplace (operators); its public key is shown to

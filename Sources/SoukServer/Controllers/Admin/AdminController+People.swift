@@ -18,7 +18,7 @@ extension AdminController {
             query: query,
             people: found.prefix(Self.pageSize).map { account in
                 .init(id: account.id.uuidString.lowercased(), email: account.email, role: account.role.rawValue,
-                      status: account.disabled ? "disabled" : "active", created: account.createdAt.map(WebController<SoukRequestContext>.format) ?? "-")
+                      status: account.disabled ? "disabled" : "active", created: account.createdAt.map(WebPage.format) ?? "-")
             },
             none: found.isEmpty,
             pager: Self.pager(path: "/admin/people", query: ["q": query], page: page, hasMore: found.count > Self.pageSize)))
@@ -51,7 +51,7 @@ extension AdminController {
         let id = account.id
         let at = now()
         let canRefund = allows(.refund, session: session, on: account)
-        let format = WebController<SoukRequestContext>.format
+        let format = WebPage.format
         let devices = try await services.tokens.devices(accountID: id).map { device in
             PersonValues.Device(clientId: device.clientId, signedIn: format(device.signedInAt), lastUsed: device.lastUsedAt.map(format) ?? "never")
         }
@@ -75,7 +75,7 @@ extension AdminController {
         let plans = try await services.subscriptions.subscriptions(account: id).filter { !$0.pending }.map { plan in
             PersonValues.Plan(
                 id: plan.id.uuidString.lowercased(), product: plan.productId + (plan.sandbox ? " (sandbox)" : ""),
-                price: plan.price.formatted, status: WebController<SoukRequestContext>.planStatus(plan), started: format(plan.startedAt),
+                price: plan.price.formatted, status: WebPage.planStatus(plan), started: format(plan.startedAt),
                 processor: plan.processor, refundable: canRefund && plan.state != .expired && plan.state != .revoked)
         }
         let grants = try await services.grants.list(account: id).reversed().map { grant in
@@ -123,7 +123,7 @@ extension AdminController {
             guard let message = Self.pageError(error) else { throw Self.problem(error) }
             return try await personPage(session: session, account: account, notice: nil, error: message, status: .badRequest)
         }
-        return WebController<SoukRequestContext>.seeOther("/admin/people/\(account.id.uuidString.lowercased())?done=granted")
+        return WebPage.seeOther("/admin/people/\(account.id.uuidString.lowercased())?done=granted")
     }
 
     /// Revokes one promotional grant of the person (a `marketplace` grant: operators only).
@@ -139,7 +139,7 @@ extension AdminController {
         } catch let error as PeopleOperationError {
             throw Self.problem(error)
         }
-        return WebController<SoukRequestContext>.seeOther("/admin/people/\(account.id.uuidString.lowercased())?done=revoked")
+        return WebPage.seeOther("/admin/people/\(account.id.uuidString.lowercased())?done=revoked")
     }
 
     /// Disables the account (operators, on customer and support accounts): its tokens and web sessions end at once.
@@ -160,7 +160,7 @@ extension AdminController {
         } catch let error as PeopleOperationError {
             throw Self.problem(error)
         }
-        return WebController<SoukRequestContext>.seeOther("/admin/people/\(account.id.uuidString.lowercased())?done=\(disabled ? "disabled" : "enabled")")
+        return WebPage.seeOther("/admin/people/\(account.id.uuidString.lowercased())?done=\(disabled ? "disabled" : "enabled")")
     }
 
     /// Ends every browser session and device token of the person at once.
@@ -172,7 +172,7 @@ extension AdminController {
         } catch let error as PeopleOperationError {
             throw Self.problem(error)
         }
-        return WebController<SoukRequestContext>.seeOther("/admin/people/\(account.id.uuidString.lowercased())?done=signed-out")
+        return WebPage.seeOther("/admin/people/\(account.id.uuidString.lowercased())?done=signed-out")
     }
 
     /// Makes a password reset link (`PasswordResetLinks`), shown once on the answer, where the person
@@ -190,7 +190,7 @@ extension AdminController {
         return try await personPage(session: session, account: account,
                                     notice: "Reset link made. The account was signed out everywhere and its old password no longer works.",
                                     error: nil, resetLink: (services.publicURL + PasswordResetController<Context>.path(token: link.token),
-                                                            WebController<SoukRequestContext>.format(link.expiresAt)))
+                                                            WebPage.format(link.expiresAt)))
     }
 
     /// An RFC 3339 date-time, or a date (midnight UTC).

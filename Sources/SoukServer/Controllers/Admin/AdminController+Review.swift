@@ -29,7 +29,7 @@ extension AdminController {
         let notice = request.uri.queryParameters["done"].flatMap { ["approved": "Version released.", "rejected": "Version rejected."][String($0)] }
         let values = ReviewQueueValues(versions: queue.map { version in
             .init(app: version.appName, version: String(version.appleVersionId), short: version.shortVersionString, build: version.bundleVersion,
-                  developer: version.developerName ?? "the marketplace", uploaded: version.uploadedAt.map(WebController<SoukRequestContext>.format) ?? "-",
+                  developer: version.developerName ?? "the marketplace", uploaded: version.uploadedAt.map(WebPage.format) ?? "-",
                   href: "/admin/review/\(version.appleItemId)/\(version.appleVersionId)")
         }, notice: notice)
         return try await render(.adminReviewQueue, session: session, title: "Review", page: values)
@@ -49,7 +49,7 @@ extension AdminController {
         } catch let failure as VersionReview.Failure {
             return try await reviewRefusal(failure, session: session, context: context)
         }
-        return WebController<SoukRequestContext>.seeOther("/admin/review?done=approved")
+        return WebPage.seeOther("/admin/review?done=approved")
     }
 
     @Sendable func rejectVersion(_ request: Request, context: Context) async throws -> Response {
@@ -60,7 +60,7 @@ extension AdminController {
         } catch let failure as VersionReview.Failure {
             return try await reviewRefusal(failure, session: session, context: context)
         }
-        return WebController<SoukRequestContext>.seeOther("/admin/review?done=rejected")
+        return WebPage.seeOther("/admin/review?done=rejected")
     }
 
     private func reviewRefusal(_ failure: VersionReview.Failure, session: ConsoleSession, context: Context) async throws -> Response {
@@ -100,7 +100,7 @@ extension AdminController {
             ("Capabilities", reviewed.capabilities.isEmpty ? "none" : reviewed.capabilities.sorted().joined(separator: ", ")),
             ("Size", "\(reviewed.size) bytes"),
             ("Organisation", reviewed.developerName.map { "\($0) (\(reviewed.developerID ?? ""))" } ?? "the marketplace"),
-            ("Uploaded", reviewed.uploadedAt.map(WebController<SoukRequestContext>.format) ?? "-"),
+            ("Uploaded", reviewed.uploadedAt.map(WebPage.format) ?? "-"),
         ]
         let values = ReviewVersionValues(
             app: reviewed.appName, short: reviewed.shortVersionString, item: String(item), version: String(version),

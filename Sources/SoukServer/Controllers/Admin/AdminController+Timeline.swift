@@ -60,7 +60,7 @@ extension AdminController {
         for entry in try await audit.list(target: "account:\(id.uuidString.lowercased())", limit: limit) {
             entries.append(TimelineEntry(at: entry.at, kind: "change", text: "\(entry.action) by \(entry.actor)"))
         }
-        let format = WebController<SoukRequestContext>.format
+        let format = WebPage.format
         return entries.sorted { $0.at > $1.at }.prefix(limit).map { PersonValues.TimelineLine(at: format($0.at), kind: $0.kind, text: $0.text) }
     }
 }

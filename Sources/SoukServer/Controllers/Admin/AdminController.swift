@@ -73,7 +73,7 @@ struct AdminController<Context: ConsoleRequestContext> {
         let session = try context.requireConsoleSession()
         let (counts, charts) = try await dashboardFigures()
         return try await render(.adminDashboard, session: session, title: "Console", page: DashboardValues(
-            asOf: WebController<SoukRequestContext>.format(counts.at),
+            asOf: WebPage.format(counts.at),
             counts: [("Apps", counts.figures.apps), ("Accounts", counts.figures.accounts), ("Live licenses", counts.figures.liveLicenses),
                      ("Active subscriptions", counts.figures.activeSubscriptions), ("Active promotional grants", counts.figures.activeGrants)]
                 .map { DashboardValues.Count(label: $0.0, value: String($0.1)) },
@@ -99,7 +99,7 @@ struct AdminController<Context: ConsoleRequestContext> {
     }
 
     static func auditLine(_ entry: AuditEntry) -> AuditLine {
-        AuditLine(at: WebController<SoukRequestContext>.format(entry.at), actor: entry.actor, action: entry.action, target: entry.target,
+        AuditLine(at: WebPage.format(entry.at), actor: entry.actor, action: entry.action, target: entry.target,
                   changes: changes(before: entry.before, after: entry.after))
     }
 

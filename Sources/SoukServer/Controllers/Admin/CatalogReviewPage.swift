@@ -160,7 +160,7 @@ struct ConsoleCatalogEdit {
         switch try await ApplyCatalogEdit(services: services)(actor: actor, app: state.catalog.app, text: text,
                                                               review: form["review"].flatMap(UUID.init(uuidString:))) {
         case .refused(let error): return try await showEditor(text, error, .conflict)
-        case .applied: return WebController<SoukRequestContext>.seeOther(catalogPath + "?done=applied")
+        case .applied: return WebPage.seeOther(catalogPath + "?done=applied")
         }
     }
 }

@@ -81,7 +81,7 @@ struct ConsoleAppPage: Sendable {
 
     /// The page's values: every version (withdrawn, in review and rejected too), newest first.
     func values(app: AppRecord, notice: String?, error: String?) async throws -> AppPageValues {
-        let format = WebController<SoukRequestContext>.format
+        let format = WebPage.format
         let media = app.media ?? AppMedia()
         func thumbnail(_ image: AppMedia.Image, alt: String) -> AppPageValues.Thumbnail {
             let small = image.variants.first { $0.width >= 120 } ?? image.variants.last
@@ -135,7 +135,7 @@ struct ConsoleAppPage: Sendable {
         let showAgain: @Sendable (_ error: String, _ status: HTTPResponse.Status) async throws -> Response
 
         private var services: DeveloperServices { page.services }
-        private func done(_ what: String) -> Response { WebController<SoukRequestContext>.seeOther(page.path(appleItemId) + "?done=" + what) }
+        private func done(_ what: String) -> Response { WebPage.seeOther(page.path(appleItemId) + "?done=" + what) }
 
         /// Subtitle, category, description and what's new, through `SaveAppText`.
         func saveText(_ form: FormBody) async throws -> Response {
@@ -182,7 +182,7 @@ struct ConsoleAppPage: Sendable {
                 return try await showAgain("Package rejected: \(location): \(problem)", .unprocessableContent)
             }
             guard upload.imported else { return done("already") }
-            return WebController<SoukRequestContext>.seeOther(page.path(appleItemId) + "?imported=\(upload.version.appleVersionId)")
+            return WebPage.seeOther(page.path(appleItemId) + "?imported=\(upload.version.appleVersionId)")
         }
 
         /// Withdraws a version (with an optional reason) or offers it again, through `SetVersionWithdrawn`.

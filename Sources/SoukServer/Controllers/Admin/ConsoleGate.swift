@@ -102,17 +102,17 @@ struct ConsoleDoor: Sendable {
                                   admit: (WebSessionStore.Session) async throws -> Admitted?) async throws -> Passed<Admitted> {
         let here = request.uri.query.map { request.uri.path + "?" + $0 } ?? request.uri.path
         guard let cookie = request.cookies[WebSessionStore.cookieName]?.value, let session = try await sessions.find(cookie) else {
-            throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(ConsoleGate.url("/signin", next: here)))
+            throw ConsoleRefusal(response: WebPage.seeOther(ConsoleGate.url("/signin", next: here)))
         }
         guard let admitted = try await admit(session) else {
             throw ConsoleRefusal(response: pages.response(forbidden, ForbiddenPageValues(
                 title: "Not available", marketplace: try await marketplaceName(), email: session.account.email), status: .forbidden))
         }
         if requiresTwoFactor, !session.account.totpEnabled, !enrolment {
-            throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(enrolmentPath))
+            throw ConsoleRefusal(response: WebPage.seeOther(enrolmentPath))
         }
         if session.account.totpEnabled, try await !totp.secondFactorGiven(sessionToken: cookie) {
-            throw ConsoleRefusal(response: WebController<SoukRequestContext>.seeOther(ConsoleGate.url(ConsoleGate.secondFactorPath, next: here)))
+            throw ConsoleRefusal(response: WebPage.seeOther(ConsoleGate.url(ConsoleGate.secondFactorPath, next: here)))
         }
         return Passed(session: session, cookie: cookie, admitted: admitted, mustEnrol: requiresTwoFactor && !session.account.totpEnabled)
     }

@@ -29,21 +29,21 @@ struct SecondFactorController<Context: RequestContext> {
     @Sendable func page(_ request: Request, context: Context) async throws -> Response {
         let next = SignInReturn.path(request.uri.queryParameters["next"].map(String.init)) ?? "/admin"
         guard let cookie = request.cookies[WebSessionStore.cookieName]?.value, let session = try await sessions.find(cookie) else {
-            return WebController<SoukRequestContext>.seeOther(ConsoleGate.url("/signin", next: next))
+            return WebPage.seeOther(ConsoleGate.url("/signin", next: next))
         }
-        guard session.account.totpEnabled else { return WebController<SoukRequestContext>.seeOther(next) }
-        if try await totp.secondFactorGiven(sessionToken: cookie) { return WebController<SoukRequestContext>.seeOther(next) }
+        guard session.account.totpEnabled else { return WebPage.seeOther(next) }
+        if try await totp.secondFactorGiven(sessionToken: cookie) { return WebPage.seeOther(next) }
         return try await form(session: session, next: next, error: nil, status: .ok)
     }
 
     /// Checks the code (or recovery code) and sends the person on to `next`.
     @Sendable func submit(_ request: Request, context: Context) async throws -> Response {
         guard let cookie = request.cookies[WebSessionStore.cookieName]?.value, let session = try await sessions.find(cookie) else {
-            return WebController<SoukRequestContext>.seeOther("/signin")
+            return WebPage.seeOther("/signin")
         }
         let form = try await sessions.checkedForm(request, session: session, context: context)
         let next = SignInReturn.path(form["next"]) ?? "/admin"
-        guard session.account.totpEnabled else { return WebController<SoukRequestContext>.seeOther(next) }
+        guard session.account.totpEnabled else { return WebPage.seeOther(next) }
         let accountID = session.account.id
         let rule = Self.rule(account: accountID)
         if case .refused(let wait) = try await throttle.claim(rule) {
@@ -60,7 +60,7 @@ struct SecondFactorController<Context: RequestContext> {
         }
         try await throttle.reset(key: rule.key)
         try await totp.markSecondFactor(sessionToken: cookie)
-        return WebController<SoukRequestContext>.seeOther(next)
+        return WebPage.seeOther(next)
     }
 
     private func form(session: WebSessionStore.Session, next: String, error: String?, status: HTTPResponse.Status,

@@ -37,7 +37,7 @@ enum StoreCredentialPage {
             app: app, catalogHref: base, action: base + "/credentials", canChange: canChange,
             credentials: credentials.map { credential in
                 Values.Credential(summary: credential.kind.summary, hint: credential.hint, setBy: credential.setBy,
-                                  setAt: WebController<SoukRequestContext>.format(credential.setAt),
+                                  setAt: WebPage.format(credential.setAt),
                                   removeAction: base + "/credentials/" + StoreCredentialKind.storeWord(credential.kind.store) + "/"
                                       + credential.kind.rawValue + "/remove")
             },

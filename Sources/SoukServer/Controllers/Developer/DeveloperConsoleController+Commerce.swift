@@ -27,7 +27,7 @@ extension DeveloperConsoleController {
 
     func grantsList(session: DeveloperSession, app: String, notice: String?, error: String?, entered: [String: String],
                     status: HTTPResponse.Status) async throws -> Response {
-        let format = WebController<SoukRequestContext>.format
+        let format = WebPage.format
         let state = try await services.ownership.catalog(app, for: session.actor)
         let at = services.now()
         let lines = try await DeveloperGrantOperations(services: services).list(actor: session.actor, app: app)
@@ -73,7 +73,7 @@ extension DeveloperConsoleController {
         } catch DeveloperOperationError.invalid(_, let message) {
             return try await refuse(message)
         }
-        return WebController<SoukRequestContext>.seeOther(Self.catalogPath(app) + "/grants?done=granted")
+        return WebPage.seeOther(Self.catalogPath(app) + "/grants?done=granted")
     }
 
     @Sendable func revokeGrant(_ request: Request, context: Context) async throws -> Response {
@@ -82,7 +82,7 @@ extension DeveloperConsoleController {
             throw DeveloperOperationError.notFound("No grant of yours has this id.")
         }
         let app = try await DeveloperGrantOperations(services: services).revoke(actor: session.actor, grant: id)
-        return WebController<SoukRequestContext>.seeOther(Self.catalogPath(app) + "/grants?done=revoked")
+        return WebPage.seeOther(Self.catalogPath(app) + "/grants?done=revoked")
     }
 
     /// `/developer/catalog/<app>/purchases`: the newest 200 verified purchases, read-only.
@@ -90,7 +90,7 @@ extension DeveloperConsoleController {
         let session = try context.requireDeveloperSession()
         let app = context.parameters.get("app") ?? ""
         let lines = try await DeveloperPurchaseList(services: services)(actor: session.actor, app: app)
-        let format = WebController<SoukRequestContext>.format
+        let format = WebPage.format
         return try await render(.developerPurchases, session: session, title: "Purchases · \(app)", page: DeveloperPurchasesValues(
             app: app, catalogHref: Self.catalogPath(app),
             purchases: lines.map { line in

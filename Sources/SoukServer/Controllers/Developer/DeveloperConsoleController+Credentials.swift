@@ -39,7 +39,7 @@ extension DeveloperConsoleController {
                                                 maxFileBytes: StoreCredentialUpload.maxBytes)
         defer { form.cleanUp() }
         switch try await StoreCredentialPage.set(form, app: app, actor: session.actor, operations: credentialOperations) {
-        case .set: return WebController<SoukRequestContext>.seeOther(Self.catalogPath(app) + "/credentials?done=set")
+        case .set: return WebPage.seeOther(Self.catalogPath(app) + "/credentials?done=set")
         case .refused(let message): return try await credentialsList(session: session, app: app, notice: nil, error: message, status: .badRequest)
         }
     }
@@ -49,6 +49,6 @@ extension DeveloperConsoleController {
         let app = context.parameters.get("app") ?? ""
         let kind = try StoreCredentialPage.kind(context.parameters.get("store"), context.parameters.get("kind"))
         try await credentialOperations.remove(actor: session.actor, app: app, kind: kind)
-        return WebController<SoukRequestContext>.seeOther(Self.catalogPath(app) + "/credentials?done=removed")
+        return WebPage.seeOther(Self.catalogPath(app) + "/credentials?done=removed")
     }
 }

@@ -21,7 +21,7 @@ extension DeveloperConsoleController {
     }
 
     func keysList(session: DeveloperSession, notice: String?, error: String?, secret: String?, status: HTTPResponse.Status) async throws -> Response {
-        let format = WebController<SoukRequestContext>.format
+        let format = WebPage.format
         let keys = try await DeveloperKeyOperations(services: services).list(actor: session.actor)
         let values = DeveloperKeysValues(
             keys: keys.map { key in
@@ -58,6 +58,6 @@ extension DeveloperConsoleController {
             throw DeveloperOperationError.notFound("No key of yours has this id.")
         }
         try await DeveloperKeyOperations(services: services).revoke(actor: session.actor, keyID: id)
-        return WebController<SoukRequestContext>.seeOther("/developer/keys?done=revoked")
+        return WebPage.seeOther("/developer/keys?done=revoked")
     }
 }

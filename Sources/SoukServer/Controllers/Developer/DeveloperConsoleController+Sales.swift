@@ -14,7 +14,7 @@ extension DeveloperConsoleController {
 
     @Sendable func salesPage(_ request: Request, context: Context) async throws -> Response {
         let session = try context.requireDeveloperSession()
-        let format = WebController<SoukRequestContext>.format
+        let format = WebPage.format
         let sales = try await services.operations.paidAppSales(actor: session.actor)
         let catalogs = try await services.directory.catalogs(of: session.member.developerID).map { app in
             DeveloperSalesValues.Catalog(app: app, href: Self.catalogPath(app) + "/purchases")

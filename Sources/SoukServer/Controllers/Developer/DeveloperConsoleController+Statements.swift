@@ -20,7 +20,7 @@ extension DeveloperConsoleController {
         _ = try context.requireDeveloperSession()
         let picked = request.uri.queryParameters["month"].map(String.init).flatMap(StatementMonth.init)
         let month = picked ?? StatementMonth(containing: services.now())
-        return WebController<SoukRequestContext>.seeOther("\(Self.statementsPath)/\(month)")
+        return WebPage.seeOther("\(Self.statementsPath)/\(month)")
     }
 
     @Sendable func statementPage(_ request: Request, context: Context) async throws -> Response {

@@ -27,7 +27,7 @@ extension DeveloperConsoleController {
 
     func webhooksList(session: DeveloperSession, app: String, notice: String?, error: String?, secret: String?, enteredURL: String,
                       status: HTTPResponse.Status) async throws -> Response {
-        let format = WebController<SoukRequestContext>.format
+        let format = WebPage.format
         let operations = services.operations
         let endpoints = try await operations.webhooks(actor: session.actor, app: app)
         let deliveries = try await operations.webhookDeliveries(actor: session.actor, app: app, limit: Self.webhookDeliveryRows)
@@ -72,7 +72,7 @@ extension DeveloperConsoleController {
         }
         let endpoint = try await services.operations.webhookEndpoint(actor: session.actor, id: id)
         try await services.operations.removeWebhook(actor: session.actor, id: id)
-        return WebController<SoukRequestContext>.seeOther(Self.catalogPath(endpoint.app) + "/webhooks?done=deleted")
+        return WebPage.seeOther(Self.catalogPath(endpoint.app) + "/webhooks?done=deleted")
     }
 
     /// 32 random bytes, hex: the HMAC key the receiver checks signatures with.

@@ -35,7 +35,7 @@ struct AccountPagesController<Context: WebSessionRequestContext> {
     }
 
     static func back(_ notice: String) -> Response {
-        WebController<SoukRequestContext>.seeOther("/account?notice=\(notice)")
+        WebPage.seeOther("/account?notice=\(notice)")
     }
 
     /// `POST /account/password`: the current password, then the new one twice. Other browsers are
@@ -60,7 +60,7 @@ struct AccountPagesController<Context: WebSessionRequestContext> {
     @Sendable func signOutEverywhere(_ request: Request, context: Context) async throws -> Response {
         let (session, _) = try await signedInForm(request, context)
         try await account.signOutEverywhere(session.account.id)
-        return WebController<SoukRequestContext>.seeOther("/signin?signed-out=everywhere")
+        return WebPage.seeOther("/signin?signed-out=everywhere")
     }
 
     /// `POST /account/plans/<id>/cancel|resume`: renewal off or back on for one of the account's
@@ -95,7 +95,7 @@ struct AccountPagesController<Context: WebSessionRequestContext> {
         case .right: break
         }
         guard try await self.account.close(account: accountID) else { return Self.back("processor-unavailable") }
-        var response = WebController<SoukRequestContext>.seeOther("/signin?deleted=1")
+        var response = WebPage.seeOther("/signin?deleted=1")
         response.headers[.setCookie] = Cookie(name: WebSessionStore.cookieName, value: "", maxAge: 0, path: "/",
                                               secure: secure, httpOnly: true, sameSite: .lax).description
         return response

@@ -130,7 +130,7 @@ struct AppPagesController<Context: WebSessionRequestContext> {
         let session = try context.requireWebSession()
         _ = try await sessions.checkedForm(request, session: session, context: context)
         // An app not paid for gets no install link: the device would only meet a 402.
-        guard try await verdict(app, account: session.account) == .open else { return WebController<SoukRequestContext>.seeOther("/apps/\(app.appleItemId)") }
+        guard try await verdict(app, account: session.account) == .open else { return WebPage.seeOther("/apps/\(app.appleItemId)") }
         let link = try await installLinks.make(appleItemId: app.appleItemId, email: session.account.email)
         return pages.response(.install, InstallPageValues(title: "Install \(app.name)", marketplace: try await marketplaceName(),
                                                           name: app.name, link: link.url, appURL: "/apps/\(app.appleItemId)"))
@@ -147,8 +147,8 @@ struct AppPagesController<Context: WebSessionRequestContext> {
         let page = "/apps/\(app.appleItemId)"
         do {
             switch try await checkout.checkout(appleItemId: app.appleItemId, currency: nil, buyer: session.account) {
-            case .order(let order): return WebController<SoukRequestContext>.seeOther(order.url ?? page)
-            case .alreadyOwned, .planHeld, .notForSale, .subscription, .paymentsNotConfigured: return WebController<SoukRequestContext>.seeOther(page)
+            case .order(let order): return WebPage.seeOther(order.url ?? page)
+            case .alreadyOwned, .planHeld, .notForSale, .subscription, .paymentsNotConfigured: return WebPage.seeOther(page)
             }
         } catch is StoreFault {
             return pages.response(.error, ErrorPageValues(

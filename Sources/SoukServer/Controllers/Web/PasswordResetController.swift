@@ -60,7 +60,7 @@ struct PasswordResetController<Context: RequestContext> {
         guard let used = try await links.use(token: token, passwordHash: hash) else { return try await invalid() }
         try await tokens.revokeAll(accountID: used)
         try await sessions.deleteAll(accountID: used)
-        return WebController<SoukRequestContext>.seeOther("/signin?reset=done")
+        return WebPage.seeOther("/signin?reset=done")
     }
 
     private func form(token: String, email: String, error: String?, status: HTTPResponse.Status) async throws -> Response {

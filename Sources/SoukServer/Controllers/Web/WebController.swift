@@ -41,7 +41,7 @@ struct WebController<Context: WebSessionRequestContext> {
     @Sendable func signInPage(_ request: Request, context: Context) async throws -> Response {
         // `next` is the console's name for the same thing (`/signin?next=/admin/people`).
         let returnTo = SignInReturn.path((request.uri.queryParameters["return"] ?? request.uri.queryParameters["next"]).map(String.init))
-        if try await sessions.session(for: request) != nil { return Self.seeOther(returnTo ?? "/account") }
+        if try await sessions.session(for: request) != nil { return WebPage.seeOther(returnTo ?? "/account") }
         // Fixed wording per flag: nothing from the query string is shown.
         let notice: String? = if request.uri.queryParameters["deleted"] != nil {
             "Your account was deleted. Thank you for shopping here."
@@ -101,18 +101,6 @@ struct WebController<Context: WebSessionRequestContext> {
 
     // MARK: Signed in
 
-    /// What a plan's state means to its holder, in words.
-    static func planStatus(_ plan: MarketplaceSubscription) -> String {
-        switch plan.state {
-        case .active where plan.willRenew: "renews \(format(plan.expiresAt))"
-        case .active, .cancelled: "ends \(format(plan.expiresAt))"
-        case .gracePeriod: "payment failed; access until \(plan.graceExpiresAt.map(format) ?? "")"
-        case .billingRetry: "payment failed"
-        case .revoked: "refunded"
-        case .expired, .paused: "ended \(format(plan.expiresAt))"
-        }
-    }
-
     /// The Purchases list: apps bought (paid or refunded), newest first (plans are under Memberships).
     func purchaseLines(_ accountID: UUID) async throws -> [AccountPageValues.Purchase] {
         var lines: [(date: Date, line: AccountPageValues.Purchase)] = []
@@ -123,7 +111,7 @@ struct WebController<Context: WebSessionRequestContext> {
             }
             let name = names[order.appleItemId] ?? "App \(order.appleItemId)"
             let price = Price(currency: order.price.currency, amount: order.amountPaid ?? order.price.amount).formatted
-            let status = order.status == .refunded ? "refunded \(order.refundedAt.map(Self.format) ?? "")" : "bought \(order.paidAt.map(Self.format) ?? "")"
+            let status = order.status == .refunded ? "refunded \(order.refundedAt.map(WebPage.format) ?? "")" : "bought \(order.paidAt.map(WebPage.format) ?? "")"
             lines.append((order.paidAt ?? order.createdAt, .init(item: name, price: price, status: status)))
         }
         return lines.sorted { $0.date > $1.date }.map(\.line)
@@ -138,13 +126,13 @@ struct WebController<Context: WebSessionRequestContext> {
         let live = try await licenses.list(accountID: accountID, limit: 1000).filter { $0.isLive(at: now) }
         let installs = Dictionary(grouping: live, by: \.deviceId).sorted { $0.key < $1.key }.map { deviceId, records in
             AccountPageValues.Install(deviceId: deviceId, apps: String(Set(records.map(\.appleItemId)).count),
-                                      expires: Self.format(records.map(\.expiresAt).max() ?? now))
+                                      expires: WebPage.format(records.map(\.expiresAt).max() ?? now))
         }
         let limit = config.licensing.deviceLimit(for: session.account)
         let plans = try await subscriptions.subscriptions(account: accountID).filter { !$0.pending }.map { plan in
             let running = [.active, .gracePeriod, .billingRetry, .cancelled].contains(plan.state) && plan.expiresAt > now
             return AccountPageValues.Plan(id: plan.id.uuidString.lowercased(), name: plan.productId + (plan.sandbox ? " (sandbox)" : ""),
-                                          price: plan.price.formatted + " a period", status: Self.planStatus(plan),
+                                          price: plan.price.formatted + " a period", status: WebPage.planStatus(plan),
                                           canCancel: running && plan.willRenew,
                                           canResume: running && !plan.willRenew && plan.state != .billingRetry)
         }
@@ -159,13 +147,13 @@ struct WebController<Context: WebSessionRequestContext> {
             case .plan(let productId):
                 item = productId
             }
-            receipts.append(.init(date: Self.format(receipt.date), item: item, kind: receipt.kind,
+            receipts.append(.init(date: WebPage.format(receipt.date), item: item, kind: receipt.kind,
                                   amount: (receipt.amount < 0 ? "−" : "") + Price(currency: receipt.currency, amount: abs(receipt.amount)).formatted))
         }
         var page = AccountPageValues(
             email: session.account.email, csrfToken: session.csrfToken, plans: plans, purchases: try await purchaseLines(accountID),
             receipts: receipts,
-            devices: devices.map { .init(clientId: $0.clientId, signedIn: Self.format($0.signedInAt), lastUsed: $0.lastUsedAt.map(Self.format) ?? "never") },
+            devices: devices.map { .init(clientId: $0.clientId, signedIn: WebPage.format($0.signedInAt), lastUsed: $0.lastUsedAt.map(WebPage.format) ?? "never") },
             installs: installs, installCount: installs.count, deviceLimit: limit > 0 ? String(limit) : nil,
             accountLicenseHours: config.licensing.accountHours, publicLicenseDays: config.licensing.publicHours / 24)
         if let notice = AccountPagesController<Context>.notice(request.uri.queryParameters["notice"].map(String.init)) {
@@ -182,7 +170,7 @@ struct WebController<Context: WebSessionRequestContext> {
         let session = try context.requireWebSession()
         let form = try await sessions.checkedForm(request, session: session, context: context)
         try await tokens.revokeAll(accountID: session.account.id, clientId: form["client_id"])
-        return Self.seeOther("/account?signed-out=1")
+        return WebPage.seeOther("/account?signed-out=1")
     }
 
     /// Releases one device: its licenses for this account are revoked, freeing a place under the
@@ -192,16 +180,16 @@ struct WebController<Context: WebSessionRequestContext> {
         let form = try await sessions.checkedForm(request, session: session, context: context)
         guard let deviceId = form["device_id"], !deviceId.isEmpty else { throw Problem(.badRequest, "Say which device to release.") }
         try await licenses.revoke(.init(accountID: session.account.id, deviceId: deviceId), reason: "released by the account holder")
-        return Self.seeOther("/account?released=1")
+        return WebPage.seeOther("/account?released=1")
     }
 
     @Sendable func signOut(_ request: Request, context: Context) async throws -> Response {
         guard let cookie = request.cookies[WebSessionStore.cookieName]?.value, let session = try await sessions.find(cookie) else {
-            return Self.seeOther("/signin")
+            return WebPage.seeOther("/signin")
         }
         _ = try await sessions.checkedForm(request, session: session, context: context)
         try await sessions.delete(cookie)
-        var response = Self.seeOther("/signin")
+        var response = WebPage.seeOther("/signin")
         response.headers[.setCookie] = Cookie(name: WebSessionStore.cookieName, value: "", maxAge: 0, path: "/", secure: secure,
                                               httpOnly: true, sameSite: .lax).description
         return response
@@ -213,7 +201,7 @@ struct WebController<Context: WebSessionRequestContext> {
         let token = try await sessions.create(accountID: account.id)
         // With TOTP on, the password is the first step: the code step marks the session for the console.
         let next = returnTo ?? "/account"
-        var response = Self.seeOther(account.totpEnabled ? ConsoleGate.url(ConsoleGate.secondFactorPath, next: next) : next)
+        var response = WebPage.seeOther(account.totpEnabled ? ConsoleGate.url(ConsoleGate.secondFactorPath, next: next) : next)
         response.headers[.setCookie] = Cookie(name: WebSessionStore.cookieName, value: token, maxAge: Int(sessions.lifetime), path: "/",
                                               secure: secure, httpOnly: true, sameSite: .lax).description
         return response
@@ -258,11 +246,4 @@ struct WebController<Context: WebSessionRequestContext> {
         try await catalog.marketplaceName(keys: keys)
     }
 
-    static func seeOther(_ location: String) -> Response {
-        Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
-    }
-
-    static func format(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon)) + " UTC"
-    }
 }
