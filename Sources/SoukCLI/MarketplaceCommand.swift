@@ -32,11 +32,14 @@ struct MarketplaceCommand: AsyncParsableCommand {
 
         func run() async throws {
             let id = try appleItemId.map { try parseAppleID($0, option: "--apple-item-id") }
-            if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--name must not be empty") }
-            if let keyId, keyId.isEmpty || keyId.count > 64 { throw ValidationError("--key-id must be 1–64 characters") }
             try await withRuntime(settings) { runtime in
-                let marketplace = try await MarketplaceOperations(runtime: runtime).setIdentity(actor: .currentCLIUser, name: name,
+                let marketplace: MarketplaceIdentity
+                do {
+                    marketplace = try await MarketplaceOperations(runtime: runtime).setIdentity(actor: .currentCLIUser, name: name,
                                                                                                appleItemId: id, keyId: keyId)
+                } catch DeveloperOperationError.invalid(_, let problem) {
+                    throw ValidationError(problem)
+                }
                 print("Updated marketplace \(marketplace.name)")
             }
         }

@@ -67,9 +67,30 @@ import Testing
             #expect(entries.first { $0.action == "app.feature" }?.actor == "operator@souk.test")
             #expect(entries.first { $0.action == "app.price" }?.actor == "cli:ops")
 
+            // A blank name and a malformed key id are refused before anything changes, the key id's
+            // refusal included (it is the step that could refuse after a rename).
+            await #expect(throws: DeveloperOperationError.invalid(field: "name", "A marketplace's name has 1–200 characters.")) {
+                try await operations.setIdentity(actor: .cli(user: "ops"), name: "   ", appleItemId: nil, keyId: nil)
+            }
+            await #expect(throws: CatalogError.self) {
+                try await operations.setIdentity(actor: .cli(user: "ops"), name: "Half", appleItemId: 6_599_999_998, keyId: "not a key id!")
+            }
+            let unchanged = try await runtime.catalog.marketplaceIdentity(defaultKeyId: runtime.keys.installVerificationKeyId)
+            #expect(unchanged.name == identity.name && unchanged.appleItemId == identity.appleItemId)
+            #expect(try await audit.list(target: "marketplace").isEmpty)
+            // Bad key blob input is refused by field, and nothing is recorded.
+            await #expect(throws: DeveloperOperationError.invalid(field: "assetPublicId", "An assetPublicId has 1–200 characters.")) {
+                try await operations.setKeyBlob(actor: .cli(user: "ops"), appleItemId: World.acmeItem, appleVersionId: 1, assetPublicId: "", keyBlob: "AAEC")
+            }
+            await #expect(throws: DeveloperOperationError.invalid(field: "keyBlob", "A key blob is base64.")) {
+                try await operations.setKeyBlob(actor: .cli(user: "ops"), appleItemId: World.acmeItem, appleVersionId: 1, assetPublicId: "v", keyBlob: "not base64!")
+            }
+            #expect(try await LicenseStore(database: runtime.database).keyBlob(appleItemId: World.acmeItem, appleVersionId: 1, assetPublicId: "v") == nil)
+
             let renamed = try await operations.setIdentity(actor: .cli(user: "ops"), name: "Renamed", appleItemId: 6_599_999_999, keyId: "MKTKEY0001")
             #expect(renamed.name == "Renamed" && renamed.appleItemId == 6_599_999_999)
             #expect(try await runtime.installVerificationKeys.store.activeKeys()[InstallVerificationKeyRecord.marketplaceOwner]?.kid == "MKTKEY0001")
+            _ = try await operations.setIdentity(actor: .cli(user: "ops"), name: " Renamed ", appleItemId: nil, keyId: "MKTKEY0001")  // the same: no entry
             #expect(try await audit.list(target: "marketplace").map(\.action) == ["marketplace.set"])
 
             // An app's own key: retiring one it does not have is the store's refusal, audited never.

@@ -67,21 +67,29 @@ package struct MarketplaceOperations: Sendable {
     }
 
     /// Changes the marketplace's name, AppleItemID and the key id App Store Connect gave its
-    /// signing key (nil: kept). Audited as `marketplace.set` with all three before and after.
+    /// signing key (nil: kept). A key id another key has, or a name of only spaces, is refused
+    /// before anything changes. Audited as `marketplace.set` with all three before and after, when
+    /// any of them changed.
     package func setIdentity(actor: SoukActor, name: String?, appleItemId: UInt64?, keyId: String?) async throws -> MarketplaceIdentity {
         try requireOperator(actor, "change the marketplace's identity")
+        let name = name?.trimmingCharacters(in: .whitespaces)
+        if let name, name.isEmpty || name.count > 200 {
+            throw DeveloperOperationError.invalid(field: "name", "A marketplace's name has 1–200 characters.")
+        }
         let marketplaceOwner = InstallVerificationKeyRecord.marketplaceOwner
         let current = try await catalog.marketplaceIdentity(defaultKeyId: keys.installVerificationKeyId)
         let before = ["name": current.name, "apple_item_id": String(current.appleItemId),
                       "key_id": try await installVerificationKeys.activeKeys()[marketplaceOwner]?.kid ?? ""]
-        let marketplace = try await catalog.setMarketplace(name: name, appleItemId: appleItemId, defaultKeyId: keys.installVerificationKeyId)
         if let keyId {
-            // The key id names the current signing key: both change together.
+            // The key id names the current signing key: both change together. First, because it is
+            // the step that refuses (a malformed or taken key id).
             try await installVerificationKeys.store.rename(owner: marketplaceOwner, to: keyId)
         }
-        try await audit.record(actor: actor, action: .marketplaceSet, target: "marketplace", before: before,
-                               after: ["name": marketplace.name, "apple_item_id": String(marketplace.appleItemId),
-                                       "key_id": keyId ?? before["key_id"] ?? ""])
+        let marketplace = try await catalog.setMarketplace(name: name, appleItemId: appleItemId, defaultKeyId: keys.installVerificationKeyId)
+        let after = ["name": marketplace.name, "apple_item_id": String(marketplace.appleItemId), "key_id": keyId ?? before["key_id"] ?? ""]
+        if after != before {
+            try await audit.record(actor: actor, action: .marketplaceSet, target: "marketplace", before: before, after: after)
+        }
         return marketplace
     }
 
