@@ -130,21 +130,25 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(help: "encryptionCertificateURL.") var licenseEncryptionCertificateUrl: String?
         @Flag(help: "Remove the app's override.") var clear = false
 
+        /// The options as an override, for `AppOverride.problem` (the operation's own rule) before
+        /// anything is opened.
+        var given: AppOverride {
+            AppOverride(restoreURL: restoreUrl, updatesURL: updatesUrl, pollingIntervalHours: pollingInterval,
+                        dynamicLicenseURL: licenseDynamicUrl, licenseRenewalURL: licenseRenewalUrl,
+                        licenseResolutionURL: licenseResolutionUrl, signingCertificateURL: licenseSigningCertificateUrl,
+                        encryptionCertificateURL: licenseEncryptionCertificateUrl)
+        }
+
+        /// Each `.well-known` field's option.
+        static let options = [
+            "restore": "--restore-url", "updatesURL": "--updates-url", "pollingInterval": "--polling-interval",
+            "dynamicLicenseURL": "--license-dynamic-url", "licenseRenewalURL": "--license-renewal-url",
+            "licenseResolutionURL": "--license-resolution-url", "signingCertificateURL": "--license-signing-certificate-url",
+            "encryptionCertificateURL": "--license-encryption-certificate-url",
+        ]
+
         func validate() throws {
-            let urls = [("--restore-url", restoreUrl), ("--updates-url", updatesUrl), ("--license-dynamic-url", licenseDynamicUrl),
-                        ("--license-renewal-url", licenseRenewalUrl), ("--license-resolution-url", licenseResolutionUrl),
-                        ("--license-signing-certificate-url", licenseSigningCertificateUrl),
-                        ("--license-encryption-certificate-url", licenseEncryptionCertificateUrl)]
-            for (option, value) in urls {
-                guard let value else { continue }
-                guard let url = URLComponents(string: value), let scheme = url.scheme?.lowercased(),
-                      scheme == "https" || scheme == "http", url.host?.isEmpty == false else {
-                    throw ValidationError("\(option) must be an absolute https:// URL, got '\(value)'")
-                }
-            }
-            if let pollingInterval, pollingInterval < 24 {
-                throw ValidationError("--polling-interval is in hours and must be at least 24 (the OS polls at most daily)")
-            }
+            if let problem = given.problem { throw ValidationError("\(Self.options[problem.field] ?? problem.field) \(problem.message)") }
         }
 
         func run() async throws {

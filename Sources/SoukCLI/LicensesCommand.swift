@@ -45,7 +45,8 @@ extension AccountsCommand {
             if limit == "default" {
                 value = nil
             } else {
-                guard let number = Int(limit), (0...1000).contains(number) else { throw ValidationError("--limit must be 0–1000 or default") }
+                // The range is the operation's to refuse (`PeopleOperations.setDeviceLimit`).
+                guard let number = Int(limit) else { throw ValidationError("--limit must be a number (0–1000) or default") }
                 value = number
             }
             try await withRuntime(settings) { runtime in

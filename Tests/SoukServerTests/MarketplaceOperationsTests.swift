@@ -86,6 +86,15 @@ import Testing
                 try await operations.setKeyBlob(actor: .cli(user: "ops"), appleItemId: World.acmeItem, appleVersionId: 1, assetPublicId: "v", keyBlob: "not base64!")
             }
             #expect(try await LicenseStore(database: runtime.database).keyBlob(appleItemId: World.acmeItem, appleVersionId: 1, assetPublicId: "v") == nil)
+            // An endpoint a device could not use is refused by its `.well-known` name, and nothing is saved.
+            await #expect(throws: DeveloperOperationError.invalid(field: "restore", "must be an absolute https:// URL, got 'ftp://x.example/r'")) {
+                try await operations.setOverride(actor: .cli(user: "ops"), appleItemId: World.acmeItem, AppOverride(restoreURL: "ftp://x.example/r"))
+            }
+            await #expect(throws: DeveloperOperationError.invalid(field: "pollingInterval",
+                                                                  "is in hours and must be at least 24 (the OS polls at most daily)")) {
+                try await operations.setOverride(actor: .cli(user: "ops"), appleItemId: World.acmeItem, AppOverride(pollingIntervalHours: 12))
+            }
+            #expect(try await runtime.catalog.overrides().isEmpty)
 
             let renamed = try await operations.setIdentity(actor: .cli(user: "ops"), name: "Renamed", appleItemId: 6_599_999_999, keyId: "MKTKEY0001")
             #expect(renamed.name == "Renamed" && renamed.appleItemId == 6_599_999_999)

@@ -116,11 +116,13 @@ package struct MarketplaceOperations: Sendable {
     }
 
     /// Gives an app its own endpoints in `/.well-known/marketplace-kit` (nil: the app follows the
-    /// marketplace's again). Audited as `app.override` with the fields set before and after.
+    /// marketplace's again). A field a device could not use (`AppOverride.problem`) is refused by
+    /// its `.well-known` name. Audited as `app.override` with the fields set before and after.
     /// Returns whether anything changed.
     @discardableResult
     package func setOverride(actor: SoukActor, appleItemId: UInt64, _ override: AppOverride?) async throws -> Bool {
         try requireOperator(actor, "set an app's MarketplaceKit endpoints")
+        if let problem = override?.problem { throw DeveloperOperationError.invalid(field: problem.field, problem.message) }
         let before = try await catalog.appOverride(appleItemId: appleItemId)
         let after = override ?? AppOverride()
         guard before != after else { return false }

@@ -77,15 +77,34 @@ public struct AppOverride: Sendable, Equatable {
                                         pollingInterval: pollingIntervalHours ?? base.pollingInterval, license: license)
     }
 
+    /// The URLs, by their `.well-known` names.
+    private var urls: [(field: String, value: String?)] {
+        [("restore", restoreURL), ("updatesURL", updatesURL), ("dynamicLicenseURL", dynamicLicenseURL),
+         ("licenseRenewalURL", licenseRenewalURL), ("licenseResolutionURL", licenseResolutionURL),
+         ("signingCertificateURL", signingCertificateURL), ("encryptionCertificateURL", encryptionCertificateURL)]
+    }
+
     /// The fields that are set, by their `.well-known` names, for an audit entry.
     public var auditFields: [String: String] {
-        let fields: [(String, String?)] = [
-            ("restore", restoreURL), ("updatesURL", updatesURL), ("pollingInterval", pollingIntervalHours.map(String.init)),
-            ("dynamicLicenseURL", dynamicLicenseURL), ("licenseRenewalURL", licenseRenewalURL),
-            ("licenseResolutionURL", licenseResolutionURL), ("signingCertificateURL", signingCertificateURL),
-            ("encryptionCertificateURL", encryptionCertificateURL),
-        ]
+        let fields = urls + [("pollingInterval", pollingIntervalHours.map(String.init))]
         return Dictionary(uniqueKeysWithValues: fields.compactMap { name, value in value.map { (name, $0) } })
+    }
+
+    /// The first set field a device could not use, by its `.well-known` name: a URL that is not
+    /// an absolute http(s) URL with a host, or a polling interval under 24 hours (the OS polls at
+    /// most daily). Nil when every set field is usable.
+    public var problem: (field: String, message: String)? {
+        for (field, value) in urls {
+            guard let value else { continue }
+            guard let url = URLComponents(string: value), let scheme = url.scheme?.lowercased(),
+                  scheme == "https" || scheme == "http", url.host?.isEmpty == false else {
+                return (field, "must be an absolute https:// URL, got '\(value)'")
+            }
+        }
+        if let hours = pollingIntervalHours, hours < 24 {
+            return ("pollingInterval", "is in hours and must be at least 24 (the OS polls at most daily)")
+        }
+        return nil
     }
 }
 
