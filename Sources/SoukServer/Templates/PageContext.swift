@@ -25,9 +25,10 @@ struct DeveloperConsoleLayout: Sendable {
     var mustEnrol: Bool
 }
 
-/// A console page's Mustache context: the layout's typed values, then the page's own (a layout
-/// value wins over a page value of the same name). The page is a typed value (`AppPageValues`,
-/// `AdminPages.swift`, `DeveloperConsolePages.swift`), read by its stored properties' names. For
+/// A page's Mustache context: the layout's typed values (`ConsoleLayout`, `DeveloperConsoleLayout`,
+/// `PublicLayout`), then the page's own (a layout value wins over a page value of the same name).
+/// The page is a typed value (`AppPageValues`, `AdminPages.swift`, `DeveloperConsolePages.swift`,
+/// `StorefrontPageValues.swift`), read by its stored properties' names. For
 /// every list of the page, `has-<name>` says whether it has rows (`{{#has-x}}` opens a table only then).
 struct PageContext<Layout: Sendable, Page: Sendable>: MustacheParent {
     let layout: Layout
